@@ -1,1 +1,24 @@
+//! Score oracles of the sum-of-squares exponential mechanism (MATH.md sections 2 and 3.2).
+//!
+//! - [`cm`]: the certified-mean score CM (2.1) — data, domain, certified brackets;
+//! - [`sp`]: the spectral score SP (2.2) — data, caps, certified brackets;
+//! - [`clarabel_backend`]: the reference backend solving both programs with clarabel;
+//! - [`anchor`]: minimising CM over `theta` (4.2);
+//! - [`oracle`]: the [`ScoreOracle`] trait the sampler sees.
+//!
+//! Brackets are certified independently of the backend: the upper end from a primal point
+//! made exactly feasible, the lower end from weak duality with any PSD dual matrix.
+pub mod anchor;
+pub mod clarabel_backend;
+pub mod cm;
+pub mod error;
+pub mod linalg;
+pub mod oracle;
+pub mod sp;
 
+pub use anchor::{minimise_cm, Anchor, BallDomain};
+pub use clarabel_backend::{ClarabelCm, ClarabelSettings, ClarabelSp};
+pub use cm::CertifiedMean;
+pub use error::ScoreError;
+pub use oracle::{ScoreEval, ScoreOracle};
+pub use sp::Spectral;

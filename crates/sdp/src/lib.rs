@@ -3,9 +3,15 @@
 //! - [`svec`]: the symmetric vectorisation convention shared with clarabel.
 //! - [`conic`]: conic problems assembled row by row and solved with clarabel, returning
 //!   primal, slack and dual vectors so that callers can certify bounds.
+//! - [`poly`]: named indeterminates, sparse polynomials and monomial bases.
+//! - [`program`]: the generic pseudo-expectation (moment) SDP built on [`conic`].
 use sosdp_openblas as _;
 
 pub mod conic;
+pub mod poly;
+pub mod program;
 pub mod svec;
 
 pub use conic::{Block, Cone, ConicProblem, ConicSolution, SolveSettings, Status};
+pub use poly::{Monomial, Polynomial, Var, Variables, monomials_up_to};
+pub use program::{ProgramError, PseudoExpectation, PseudoExpectationProgram};

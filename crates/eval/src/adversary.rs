@@ -1,0 +1,68 @@
+//! Adversaries of MATH.md section 6 that replace an `eta` fraction of the records.
+use nalgebra::{DMatrix, DVector};
+use rand::seq::index::sample;
+use rand::{Rng, RngExt};
+use rand_distr::{Distribution, StandardNormal};
+
+/// How the corrupted records are chosen and where they go.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Adversary {
+    /// (a) A tight cluster (standard deviation `spread`) at `distance` from the empirical mean
+    /// along coordinate `axis`; replaces random records.
+    ShiftedCluster { distance: f64, axis: usize, spread: f64 },
+    /// (b) Remove the records with the largest projection on `axis` and put them at the
+    /// empirical mean of the rest.
+    Subtractive { axis: usize },
+    /// (c) Records scattered uniformly on a sphere of radius `distance` around the mean.
+    ScatteredOutliers { distance: f64 },
+}
+
+impl Adversary {
+    /// Corrupt `floor(eta n)` rows of `data` in place; returns their indices.
+    pub fn corrupt<R: Rng + ?Sized>(&self, rng: &mut R, data: &mut DMatrix<f64>, eta: f64) -> Vec<usize> {
+        let (n, d) = data.shape();
+        let m = ((eta * n as f64).floor() as usize).min(n);
+        if m == 0 {
+            return Vec::new();
+        }
+        let mean: DVector<f64> = data.row_mean().transpose();
+        match *self {
+            Adversary::ShiftedCluster { distance, axis, spread } => {
+                let idx = sample(rng, n, m).into_vec();
+                for &i in &idx {
+                    for k in 0..d {
+                        let noise: f64 = StandardNormal.sample(rng);
+                        let shift = if k == axis % d { distance } else { 0.0 };
+                        data[(i, k)] = mean[k] + shift + spread * noise;
+                    }
+                }
+                idx
+            }
+            Adversary::Subtractive { axis } => {
+                let mut order: Vec<usize> = (0..n).collect();
+                order.sort_by(|&i, &j| data[(j, axis % d)].total_cmp(&data[(i, axis % d)]));
+                let idx: Vec<usize> = order[..m].to_vec();
+                let keep: Vec<usize> = order[m..].to_vec();
+                let rest_mean: Vec<f64> =
+                    (0..d).map(|k| keep.iter().map(|&i| data[(i, k)]).sum::<f64>() / keep.len().max(1) as f64).collect();
+                for &i in &idx {
+                    for k in 0..d {
+                        data[(i, k)] = rest_mean[k];
+                    }
+                }
+                idx
+            }
+            Adversary::ScatteredOutliers { distance } => {
+                let idx = sample(rng, n, m).into_vec();
+                for &i in &idx {
+                    let dir: DVector<f64> = DVector::from_fn(d, |_, _| StandardNormal.sample(rng)).normalize();
+                    let r = distance * (0.5 + 0.5 * rng.random::<f64>());
+                    for k in 0..d {
+                        data[(i, k)] = mean[k] + r * dir[k];
+                    }
+                }
+                idx
+            }
+        }
+    }
+}

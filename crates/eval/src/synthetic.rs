@@ -1,0 +1,40 @@
+//! Synthetic Gaussian data, clean and corrupted.
+use crate::Adversary;
+use nalgebra::{DMatrix, DVector};
+use rand::Rng;
+use rand_distr::{Distribution, StandardNormal};
+
+/// `n` i.i.d. draws of `N(mean, A A^T)` as rows (`n x d`); `a = None` means `A = I`.
+pub fn gaussian_samples<R: Rng + ?Sized>(rng: &mut R, n: usize, mean: &[f64], a: Option<&DMatrix<f64>>) -> DMatrix<f64> {
+    let d = mean.len();
+    let g = DMatrix::from_fn(n, d, |_, _| StandardNormal.sample(rng));
+    let mut x = match a {
+        Some(a) => g * a.transpose(),
+        None => g,
+    };
+    let mu = DVector::from_column_slice(mean).transpose();
+    for mut row in x.row_iter_mut() {
+        row += &mu;
+    }
+    x
+}
+
+/// A Gaussian sample with a fraction of its rows replaced by an adversary.
+#[derive(Clone, Debug)]
+pub struct CorruptedSample {
+    /// The corrupted data, one record per row.
+    pub data: DMatrix<f64>,
+    /// The true mean of the clean distribution.
+    pub mean: Vec<f64>,
+    /// Indices of the rows the adversary replaced.
+    pub corrupted: Vec<usize>,
+}
+
+impl CorruptedSample {
+    /// Draw `n` points from `N(mean, I)` and let `adversary` replace `floor(eta n)` of them.
+    pub fn identity_covariance<R: Rng + ?Sized>(rng: &mut R, n: usize, mean: &[f64], eta: f64, adversary: &Adversary) -> Self {
+        let mut data = gaussian_samples(rng, n, mean, None);
+        let corrupted = adversary.corrupt(rng, &mut data, eta);
+        CorruptedSample { data, mean: mean.to_vec(), corrupted }
+    }
+}

@@ -1,0 +1,108 @@
+//! The anchor (MATH.md 4.2): minimise CM over `theta`, optionally inside a ball domain, and
+//! a certified ball around the minimiser inside the next level.
+//!
+//! The LMI `B(theta) - sum (a_i / n) zh_i zh_i^T ⪰ 0` is affine in `(theta, a)` jointly, so
+//! the minimisation is one SDP with `w = theta - c` free (plus the second-order cone
+//! `||c + w - ball centre|| <= R` for a ball domain).
+//!
+//! Radius: let `a` be certified feasible weights at `theta0` with sum `S`, and
+//! `beta = lambda_min(B(theta0)) > 0`. For `||delta|| <= r = t beta`, `t = min(1, 1/S)`,
+//! the weights `(1 - t) a` are feasible at `theta0 + delta`:
+//! `L(theta0 + delta, (1-t) a) = t B(theta0) + (1 - t) L(theta0, a) + [[0, delta], [delta^T, 0]]`
+//! and the last term has eigenvalues `±||delta||`. So every point of `B(theta0, r)` has
+//! `CM <= upper(theta0) + t S <= upper(theta0) + 1`. This radius is conservative (order
+//! `1/n`); it enters the sampler's utility only through `log(1/r)`.
+use crate::clarabel_backend::{block_matrix, ClarabelCm};
+use crate::linalg::min_eigenvalue;
+use crate::{ScoreError, ScoreEval, ScoreOracle};
+use nalgebra::DVector;
+use sosdp_sdp::{Cone, SolveSettings};
+
+/// A Euclidean ball `B(centre, radius)`: the data-independent domain of a mechanism stage.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BallDomain {
+    pub centre: Vec<f64>,
+    pub radius: f64,
+}
+
+/// A low-scoring point with a certified ball around it.
+#[derive(Clone, Debug)]
+pub struct Anchor {
+    /// The minimiser `theta0`.
+    pub theta: Vec<f64>,
+    /// Certified bracket of `CM(theta0)`.
+    pub eval: ScoreEval,
+    /// Every point within `radius` of `theta0` (and inside the ball domain, if any) has
+    /// `CM <= eval.upper + 1`.
+    pub radius: f64,
+}
+
+/// Minimise the CM score over `theta` (inside `ball`, when given).
+pub fn minimise_cm(oracle: &ClarabelCm, ball: Option<&BallDomain>) -> Result<Anchor, ScoreError> {
+    let cm = oracle.problem();
+    let (n, dim) = (cm.n(), cm.dim());
+    if let Some(ball) = ball {
+        if ball.centre.len() != dim {
+            return Err(ScoreError::DimensionMismatch { what: "the ball centre", expected: dim, got: ball.centre.len() });
+        }
+        crate::cm::check_finite("the ball centre", &ball.centre)?;
+        if !(ball.radius.is_finite() && ball.radius > 0.0) {
+            return Err(ScoreError::RadiusNotPositive(ball.radius));
+        }
+    }
+    let (mut p, psd) = oracle.weights_program(dim);
+    for k in 0..dim {
+        p.add_psd_term(psd, k, dim, n + k, 1.0);
+    }
+    if let Some(ball) = ball {
+        let soc = p.add_block(Cone::SecondOrder(dim + 1));
+        p.add_constant(soc.start, ball.radius);
+        for k in 0..dim {
+            p.add_constant(soc.start + 1 + k, cm.centre()[k] - ball.centre[k]);
+            p.add_term(soc.start + 1 + k, n + k, 1.0);
+        }
+    }
+    let settings = oracle.settings();
+    let mut last = String::new();
+    for tolerance in [settings.tolerance, settings.relaxed_tolerance] {
+        let sol = p.solve(&SolveSettings { tolerance, max_iter: 500, verbose: false });
+        if !sol.status.is_solved() {
+            last = format!("{:?}", sol.status);
+            continue;
+        }
+        let mut theta: Vec<f64> = (0..dim).map(|k| cm.centre()[k] + sol.x[n + k]).collect();
+        if let Some(ball) = ball {
+            pull_into_ball(&mut theta, ball);
+        }
+        if !cm.in_domain(&theta) {
+            last = "minimiser outside the CM domain".into();
+            continue;
+        }
+        let weights = &sol.x[..n];
+        let mut eval = cm.certify(&theta, weights, &block_matrix(&psd, &sol.z));
+        if eval.width() > settings.accuracy {
+            eval = oracle.evaluate(&theta)?;
+        }
+        let feasible = cm.feasible_weights(&theta, weights);
+        let kept: f64 = feasible.iter().sum();
+        let beta = min_eigenvalue(&cm.b_matrix(&theta)).max(0.0);
+        let mut radius = beta * (1.0 / kept.max(1.0));
+        if let Some(ball) = ball {
+            let dist = (DVector::from_column_slice(&theta) - DVector::from_column_slice(&ball.centre)).norm();
+            radius = radius.min(ball.radius - dist);
+        }
+        return Ok(Anchor { theta, eval, radius: radius.max(0.0) });
+    }
+    Err(ScoreError::Solver(last))
+}
+
+/// Project `theta` onto the ball (the solver may overshoot it by its tolerance).
+fn pull_into_ball(theta: &mut [f64], ball: &BallDomain) {
+    let dist = theta.iter().zip(&ball.centre).map(|(t, c)| (t - c).powi(2)).sum::<f64>().sqrt();
+    if dist > ball.radius {
+        let f = ball.radius / dist;
+        for (t, c) in theta.iter_mut().zip(&ball.centre) {
+            *t = c + (*t - c) * f;
+        }
+    }
+}

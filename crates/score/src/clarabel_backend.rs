@@ -1,0 +1,242 @@
+//! Reference backend (MATH.md 3.2): the CM and SP programs as written, solved by clarabel.
+//!
+//! Every evaluation is certified by the backend-independent brackets of [`crate::cm`] and
+//! [`crate::sp`]. On a solver failure we retry once at a relaxed tolerance; if the bracket is
+//! still wider than the requested accuracy we return an error, never a guess.
+use crate::cm::CertifiedMean;
+use crate::oracle::{ScoreEval, ScoreOracle};
+use crate::sp::{Candidate, Spectral};
+use crate::ScoreError;
+use nalgebra::DMatrix;
+use sosdp_sdp::svec::smat;
+use sosdp_sdp::{Block, Cone, ConicProblem, ConicSolution, SolveSettings};
+
+/// Settings shared by the clarabel score backends.
+#[derive(Clone, Debug)]
+pub struct ClarabelSettings {
+    /// Solver tolerance (gap and feasibility), first attempt.
+    pub tolerance: f64,
+    /// Tolerance of the single retry after a failed solve.
+    pub relaxed_tolerance: f64,
+    /// Largest accepted bracket width `upper - lower`, in points (MATH.md 3.2's zeta).
+    pub accuracy: f64,
+}
+
+impl Default for ClarabelSettings {
+    fn default() -> Self {
+        ClarabelSettings { tolerance: 1e-8, relaxed_tolerance: 1e-6, accuracy: 1e-3 }
+    }
+}
+
+/// Solve at the first tolerance, and once more at the relaxed one if the certified bracket is
+/// too wide; error if it still is.
+fn solve_certified(
+    settings: &ClarabelSettings,
+    problem: &ConicProblem,
+    certify: impl Fn(&ConicSolution) -> ScoreEval,
+) -> Result<(ScoreEval, ConicSolution), ScoreError> {
+    let mut last_status = String::new();
+    for (tolerance, max_iter) in [(settings.tolerance, 200), (settings.relaxed_tolerance, 500)] {
+        let solution = problem.solve(&SolveSettings { tolerance, max_iter, verbose: false });
+        if solution.x.iter().all(|x| x.is_finite()) && solution.z.iter().all(|z| z.is_finite()) {
+            let eval = certify(&solution);
+            if eval.width() <= settings.accuracy {
+                return Ok((eval, solution));
+            }
+            last_status = format!("{:?}, bracket width {:.3e}", solution.status, eval.width());
+        } else {
+            last_status = format!("{:?}", solution.status);
+        }
+    }
+    Err(ScoreError::Solver(last_status))
+}
+
+/// The dual matrix of a PSD block as a dense matrix.
+pub(crate) fn block_matrix(block: &Block, v: &[f64]) -> DMatrix<f64> {
+    let Cone::PsdTriangle(m) = block.cone else { panic!("not a PSD block") };
+    DMatrix::from_row_slice(m, m, &smat(m, block.slice(v)))
+}
+
+/// The CM score on clarabel.
+#[derive(Clone, Debug)]
+pub struct ClarabelCm {
+    problem: CertifiedMean,
+    settings: ClarabelSettings,
+}
+
+impl ClarabelCm {
+    pub fn new(problem: CertifiedMean) -> Self {
+        ClarabelCm { problem, settings: ClarabelSettings::default() }
+    }
+
+    pub fn with_settings(mut self, settings: ClarabelSettings) -> Self {
+        self.settings = settings;
+        self
+    }
+
+    pub fn problem(&self) -> &CertifiedMean {
+        &self.problem
+    }
+
+    pub fn settings(&self) -> &ClarabelSettings {
+        &self.settings
+    }
+
+    /// Variables `a_0..a_{n-1}` then `extra` more; objective `-sum a`; box rows; and the PSD
+    /// block of `B - sum (a_i / n) zh_i zh_i^T` without the `theta` column, which the caller
+    /// fills in (constant for a fixed `theta`, variables for the anchor).
+    pub(crate) fn weights_program(&self, extra: usize) -> (ConicProblem, Block) {
+        let cm = &self.problem;
+        let (n, dim) = (cm.n(), cm.dim());
+        let mut p = ConicProblem::new(n + extra);
+        let boxes = p.add_block(Cone::Nonnegative(2 * n));
+        for i in 0..n {
+            p.add_objective(i, -1.0);
+            p.add_term(boxes.start + i, i, 1.0);
+            p.add_constant(boxes.start + n + i, 1.0);
+            p.add_term(boxes.start + n + i, i, -1.0);
+        }
+        let psd = p.add_block(Cone::PsdTriangle(dim + 1));
+        for col in 0..dim {
+            for row in 0..=col {
+                p.add_psd_constant(psd, row, col, cm.gamma()[(row, col)]);
+            }
+        }
+        p.add_psd_constant(psd, dim, dim, 1.0);
+        let inv_n = 1.0 / n as f64;
+        let v = cm.centred_points();
+        for i in 0..n {
+            let vi = v.column(i);
+            for col in 0..dim {
+                for row in 0..=col {
+                    p.add_psd_term(psd, row, col, i, -inv_n * vi[row] * vi[col]);
+                }
+                p.add_psd_term(psd, col, dim, i, -inv_n * vi[col]);
+            }
+            p.add_psd_term(psd, dim, dim, i, -inv_n);
+        }
+        (p, psd)
+    }
+}
+
+impl ScoreOracle for ClarabelCm {
+    fn dim(&self) -> usize {
+        self.problem.dim()
+    }
+
+    fn max_score(&self) -> f64 {
+        self.problem.n() as f64
+    }
+
+    fn backend(&self) -> &'static str {
+        "clarabel"
+    }
+
+    fn evaluate(&self, theta: &[f64]) -> Result<ScoreEval, ScoreError> {
+        let cm = &self.problem;
+        cm.check_theta(theta)?;
+        if !cm.in_domain(theta) {
+            return Ok(ScoreEval::outside(cm.n() as f64));
+        }
+        let (n, dim) = (cm.n(), cm.dim());
+        let (mut p, psd) = self.weights_program(0);
+        for k in 0..dim {
+            p.add_psd_constant(psd, k, dim, theta[k] - cm.centre()[k]);
+        }
+        let (eval, _) = solve_certified(&self.settings, &p, |sol| {
+            cm.certify(theta, &sol.x[..n], &block_matrix(&psd, &sol.z))
+        })?;
+        Ok(eval)
+    }
+}
+
+/// The SP score on clarabel; `theta = svec(S)`.
+#[derive(Clone, Debug)]
+pub struct ClarabelSp {
+    problem: Spectral,
+    settings: ClarabelSettings,
+}
+
+impl ClarabelSp {
+    pub fn new(problem: Spectral) -> Self {
+        ClarabelSp { problem, settings: ClarabelSettings::default() }
+    }
+
+    pub fn with_settings(mut self, settings: ClarabelSettings) -> Self {
+        self.settings = settings;
+        self
+    }
+
+    pub fn problem(&self) -> &Spectral {
+        &self.problem
+    }
+
+    /// Variables `a_0..a_{n-1}, t`; minimise `t`; rows: box `0 <= a <= u(S)`,
+    /// `t - n + sum a >= 0`, and the two LMIs divided by `n`.
+    fn program(&self, s: &Candidate, caps: &[f64]) -> (ConicProblem, Block, Block) {
+        let sp = &self.problem;
+        let (n, d) = (sp.n(), sp.d());
+        let nf = n as f64;
+        let t = n;
+        let mut p = ConicProblem::new(n + 1);
+        p.add_objective(t, 1.0);
+        let rows = p.add_block(Cone::Nonnegative(2 * n + 1));
+        let mass = rows.start + 2 * n;
+        p.add_term(mass, t, 1.0);
+        p.add_constant(mass, -nf);
+        for i in 0..n {
+            p.add_term(rows.start + i, i, 1.0);
+            p.add_constant(rows.start + n + i, caps[i]);
+            p.add_term(rows.start + n + i, i, -1.0);
+            p.add_term(mass, i, 1.0);
+        }
+        let upper = p.add_block(Cone::PsdTriangle(d));
+        let lower = p.add_block(Cone::PsdTriangle(d));
+        let (g, lambda) = (sp.width(), sp.lambda());
+        let x = sp.points();
+        for col in 0..d {
+            for row in 0..=col {
+                let s_rc = s.matrix[(row, col)];
+                p.add_psd_constant(upper, row, col, (1.0 + g) * s_rc);
+                p.add_psd_constant(lower, row, col, -(1.0 - g) * s_rc);
+                p.add_psd_term(lower, row, col, t, lambda * s_rc / nf);
+                for i in 0..n {
+                    let xx = x[(row, i)] * x[(col, i)] / nf;
+                    p.add_psd_term(upper, row, col, i, -xx);
+                    p.add_psd_term(lower, row, col, i, xx);
+                }
+            }
+        }
+        (p, upper, lower)
+    }
+}
+
+impl ScoreOracle for ClarabelSp {
+    fn dim(&self) -> usize {
+        self.problem.dim()
+    }
+
+    fn max_score(&self) -> f64 {
+        self.problem.max_score()
+    }
+
+    fn backend(&self) -> &'static str {
+        "clarabel"
+    }
+
+    fn evaluate(&self, theta: &[f64]) -> Result<ScoreEval, ScoreError> {
+        let sp = &self.problem;
+        let s = sp.candidate(theta)?;
+        let Some(chol) = s.chol.as_ref() else {
+            return Ok(ScoreEval::outside(sp.max_score()));
+        };
+        let caps = sp.caps(chol);
+        let (p, upper, lower) = self.program(&s, &caps);
+        let n = sp.n();
+        let (eval, _) = solve_certified(&self.settings, &p, |sol| {
+            let (y1, y2) = (block_matrix(&upper, &sol.z), block_matrix(&lower, &sol.z));
+            sp.certify(&s, &sol.x[..n], sol.x[n], &y1, &y2)
+        })?;
+        Ok(eval)
+    }
+}

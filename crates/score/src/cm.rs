@@ -1,0 +1,215 @@
+//! The certified-mean score CM(Z, c, Gamma) of MATH.md 2.1: problem data and the
+//! backend-independent certification of brackets.
+//!
+//! With `v_i = z_i - c`, `zh_i = [v_i; 1]` and
+//! `B(theta) = [[Gamma, theta - c], [(theta - c)^T, 1]]`, the score is
+//!
+//! ```text
+//! CM(theta) = n - max { sum_i a_i : 0 <= a_i <= 1,  n B(theta) - sum_i a_i zh_i zh_i^T ⪰ 0 }
+//! ```
+//!
+//! and `n` (the "infinite" value) outside the domain `||theta - c||_{Gamma^{-1}} <= 1`, where even
+//! `a = 0` is infeasible. We work with the LMI divided by `n`:
+//! `L(theta, a) = B(theta) - sum_i (a_i / n) zh_i zh_i^T ⪰ 0`.
+//!
+//! Brackets (MATH.md 3.2) are certified from any candidate primal `a` and dual `Y`:
+//! - upper: clip `a` into the box and, if `L(theta, a)` has a negative eigenvalue `-e`, shrink
+//!   `a` by `b / (b + e)` with `b = lambda_min(B(theta)) > 0` (L is affine in `a`, `B ⪰ 0`), so
+//!   the shrunk weights are feasible and `CM <= n - sum a`;
+//! - lower: weak duality. For every `Y ⪰ 0` (dual of the normalised LMI),
+//!   `max sum a <= tr(Y B(theta)) + sum_i max(0, 1 - zh_i^T Y zh_i / n)`, so
+//!   `CM >= n - that`. A candidate `Y` is projected onto the PSD cone first.
+use crate::linalg::{
+    all_finite, min_eigenvalue, psd_projection, quad_form, scaled, trace_product, verified_shrink,
+};
+use crate::{ScoreError, ScoreEval};
+use nalgebra::{Cholesky, DMatrix, DVector, Dyn};
+
+/// Problem data of the CM score: centred points, centre and budget matrix.
+#[derive(Clone, Debug)]
+pub struct CertifiedMean {
+    /// `v_i = z_i - c`, one column per point (`D x n`).
+    v: DMatrix<f64>,
+    centre: DVector<f64>,
+    gamma: DMatrix<f64>,
+    gamma_chol: Cholesky<f64, Dyn>,
+}
+
+impl CertifiedMean {
+    /// Validate and store the data. `points` has one record per row (`n x D`); `centre` has
+    /// length `D`; `gamma` is `D x D` symmetric positive definite.
+    pub fn new(points: &DMatrix<f64>, centre: &[f64], gamma: &DMatrix<f64>) -> Result<Self, ScoreError> {
+        let (n, dim) = points.shape();
+        if n == 0 || dim == 0 {
+            return Err(ScoreError::EmptyData);
+        }
+        check_finite("the data", points.as_slice())?;
+        if centre.len() != dim {
+            return Err(ScoreError::DimensionMismatch { what: "the centre", expected: dim, got: centre.len() });
+        }
+        check_finite("the centre", centre)?;
+        if gamma.shape() != (dim, dim) {
+            return Err(ScoreError::DimensionMismatch { what: "Gamma", expected: dim, got: gamma.nrows() });
+        }
+        check_finite("Gamma", gamma.as_slice())?;
+        if (gamma - gamma.transpose()).amax() > 1e-12 * gamma.amax().max(1.0) {
+            return Err(ScoreError::GammaNotPositiveDefinite);
+        }
+        let gamma_chol = Cholesky::new(gamma.clone()).ok_or(ScoreError::GammaNotPositiveDefinite)?;
+        if min_eigenvalue(gamma) <= 0.0 {
+            return Err(ScoreError::GammaNotPositiveDefinite);
+        }
+        let centre = DVector::from_column_slice(centre);
+        let mut v = points.transpose();
+        for mut col in v.column_iter_mut() {
+            col -= &centre;
+        }
+        Ok(CertifiedMean { v, centre, gamma: gamma.clone(), gamma_chol })
+    }
+
+    /// Number of points `n`.
+    pub fn n(&self) -> usize {
+        self.v.ncols()
+    }
+
+    /// Dimension `D` of the points and of `theta`.
+    pub fn dim(&self) -> usize {
+        self.v.nrows()
+    }
+
+    pub fn centre(&self) -> &DVector<f64> {
+        &self.centre
+    }
+
+    pub fn gamma(&self) -> &DMatrix<f64> {
+        &self.gamma
+    }
+
+    /// Centred points `v_i = z_i - c` as columns.
+    pub fn centred_points(&self) -> &DMatrix<f64> {
+        &self.v
+    }
+
+    /// Check that `theta` is a finite vector of the right length.
+    pub fn check_theta(&self, theta: &[f64]) -> Result<(), ScoreError> {
+        if theta.len() != self.dim() {
+            return Err(ScoreError::DimensionMismatch { what: "theta", expected: self.dim(), got: theta.len() });
+        }
+        check_finite("theta", theta)
+    }
+
+    /// `||theta - c||^2_{Gamma^{-1}}`; the domain is where it is `<= 1`.
+    pub fn domain_norm_sq(&self, theta: &[f64]) -> f64 {
+        let w = DVector::from_column_slice(theta) - &self.centre;
+        let y = self.gamma_chol.l().solve_lower_triangular(&w).expect("Cholesky factor is invertible");
+        y.norm_squared()
+    }
+
+    /// True when `theta` is in the CM domain (the Gamma-ellipsoid around `c`), where the score
+    /// is finite.
+    pub fn in_domain(&self, theta: &[f64]) -> bool {
+        self.domain_norm_sq(theta) <= 1.0
+    }
+
+    /// `B(theta) = [[Gamma, theta - c], [(theta - c)^T, 1]]`, `(D+1) x (D+1)`.
+    pub fn b_matrix(&self, theta: &[f64]) -> DMatrix<f64> {
+        let dim = self.dim();
+        let mut b = DMatrix::zeros(dim + 1, dim + 1);
+        b.view_mut((0, 0), (dim, dim)).copy_from(&self.gamma);
+        for k in 0..dim {
+            let w = theta[k] - self.centre[k];
+            b[(k, dim)] = w;
+            b[(dim, k)] = w;
+        }
+        b[(dim, dim)] = 1.0;
+        b
+    }
+
+    /// `sum_i c_i zh_i zh_i^T` for coefficients `c`.
+    pub fn weighted_scatter(&self, coeffs: &[f64]) -> DMatrix<f64> {
+        let dim = self.dim();
+        let mut zh = DMatrix::zeros(dim + 1, self.n());
+        zh.view_mut((0, 0), (dim, self.n())).copy_from(&self.v);
+        let mut scaled = zh.clone();
+        for (i, &c) in coeffs.iter().enumerate() {
+            zh[(dim, i)] = 1.0;
+            scaled.column_mut(i).scale_mut(c);
+            scaled[(dim, i)] = c;
+        }
+        &scaled * zh.transpose()
+    }
+
+    /// The normalised LMI `L(theta, a) = B(theta) - sum_i (a_i / n) zh_i zh_i^T`.
+    pub fn lmi(&self, theta: &[f64], a: &[f64]) -> DMatrix<f64> {
+        let n = self.n() as f64;
+        let coeffs: Vec<f64> = a.iter().map(|x| x / n).collect();
+        self.b_matrix(theta) - self.weighted_scatter(&coeffs)
+    }
+
+    /// Turn candidate weights into feasible ones (see the module doc) and return them; their
+    /// sum certifies `CM(theta) <= n - sum`. `theta` must be in the domain.
+    pub fn feasible_weights(&self, theta: &[f64], candidate: &[f64]) -> Vec<f64> {
+        let a: Vec<f64> = candidate
+            .iter()
+            .map(|x| if x.is_finite() { x.clamp(0.0, 1.0) } else { 0.0 })
+            .collect();
+        let violation = -min_eigenvalue(&self.lmi(theta, &a));
+        if violation <= 0.0 {
+            return a;
+        }
+        let b_min = min_eigenvalue(&self.b_matrix(theta));
+        if b_min <= 0.0 {
+            return vec![0.0; a.len()];
+        }
+        // L(theta, s a) = (1 - s) B + s L(theta, a) ⪰ 0 for s = b / (b + e).
+        let shrink = verified_shrink(b_min / (b_min + violation), |s| {
+            min_eigenvalue(&self.lmi(theta, &scaled(&a, s))) >= 0.0
+        });
+        scaled(&a, shrink)
+    }
+
+    /// Certified upper bound `n - sum a` from candidate weights.
+    pub fn upper_bound(&self, theta: &[f64], candidate: &[f64]) -> f64 {
+        let a = self.feasible_weights(theta, candidate);
+        (self.n() as f64 - a.iter().sum::<f64>()).max(0.0)
+    }
+
+    /// Certified lower bound from a candidate dual matrix `Y` of the normalised LMI
+    /// (projected onto the PSD cone first): `n - tr(Y B) - sum_i max(0, 1 - zh_i^T Y zh_i / n)`.
+    pub fn lower_bound(&self, theta: &[f64], candidate_y: &DMatrix<f64>) -> f64 {
+        let n = self.n() as f64;
+        let y = psd_projection(candidate_y);
+        let dim = self.dim();
+        let mut zh = DVector::zeros(dim + 1);
+        zh[dim] = 1.0;
+        let mut penalty = 0.0;
+        for col in self.v.column_iter() {
+            zh.rows_mut(0, dim).copy_from(&col);
+            penalty += (1.0 - quad_form(&y, &zh) / n).max(0.0);
+        }
+        let dual_value = trace_product(&y, &self.b_matrix(theta)) + penalty;
+        (n - dual_value).max(0.0)
+    }
+
+    /// The bracket for a solver's primal weights and dual matrix, or the "infinite" value
+    /// outside the domain.
+    pub fn certify(&self, theta: &[f64], weights: &[f64], dual_y: &DMatrix<f64>) -> ScoreEval {
+        let n = self.n() as f64;
+        if !self.in_domain(theta) {
+            return ScoreEval::outside(n);
+        }
+        let upper = self.upper_bound(theta, weights);
+        let lower = self.lower_bound(theta, dual_y).min(upper);
+        let value = n - weights.iter().map(|x| x.clamp(0.0, 1.0)).sum::<f64>();
+        ScoreEval::bracketed(value, lower, upper)
+    }
+}
+
+pub(crate) fn check_finite(what: &'static str, values: &[f64]) -> Result<(), ScoreError> {
+    if all_finite(values) {
+        Ok(())
+    } else {
+        let index = values.iter().position(|x| !x.is_finite()).unwrap_or(0);
+        Err(ScoreError::NonFinite { what, index })
+    }
+}

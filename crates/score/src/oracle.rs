@@ -1,0 +1,48 @@
+//! The seam between scores and the sampler: a score oracle evaluates `s(theta; Y)` with a
+//! certified bracket (MATH.md 3.2).
+use crate::ScoreError;
+
+/// One evaluation of a score at a parameter `theta`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ScoreEval {
+    /// The solver's value, clamped into `[lower, upper]`.
+    pub score: f64,
+    /// Certified lower bound, from a dual feasible point.
+    pub lower: f64,
+    /// Certified upper bound, from a primal feasible point.
+    pub upper: f64,
+    /// False when `theta` lies outside the score's domain, where the score is "infinite"
+    /// and reported as its maximum `n` (MATH.md 2.1).
+    pub in_domain: bool,
+}
+
+impl ScoreEval {
+    /// The value outside the domain: `n`, exactly.
+    pub fn outside(n: f64) -> Self {
+        ScoreEval { score: n, lower: n, upper: n, in_domain: false }
+    }
+
+    /// Build from a solver value and certified bounds; the value is clamped into the bracket.
+    pub fn bracketed(value: f64, lower: f64, upper: f64) -> Self {
+        let value = if value.is_finite() { value.clamp(lower, upper) } else { upper };
+        ScoreEval { score: value, lower, upper, in_domain: true }
+    }
+
+    /// Width of the certified bracket.
+    pub fn width(&self) -> f64 {
+        self.upper - self.lower
+    }
+}
+
+/// A score `s(theta; Y) >= 0` with sensitivity 1 and convex sublevel sets, evaluated by some
+/// backend. `theta` is a vector in `R^dim` (for matrix parameters, `svec` of the matrix).
+pub trait ScoreOracle {
+    /// Dimension of the parameter `theta`.
+    fn dim(&self) -> usize;
+    /// The largest value the score takes (`n`): its value outside the domain.
+    fn max_score(&self) -> f64;
+    /// Name of the backend, e.g. `"clarabel"`.
+    fn backend(&self) -> &'static str;
+    /// Evaluate the score at `theta` with a certified bracket.
+    fn evaluate(&self, theta: &[f64]) -> Result<ScoreEval, ScoreError>;
+}
