@@ -497,7 +497,9 @@ mod tests {
         assert_eq!(p.degree(), 2);
         assert!((p - expected).is_zero());
         let q = 2.0 * &x * &y + 3.0 - x.pow(3);
-        assert!((q.evaluate(&[1.5, -2.0]) - (2.0 * 1.5 * -2.0 + 3.0 - 1.5f64.powi(3))).abs() < 1e-12);
+        assert!(
+            (q.evaluate(&[1.5, -2.0]) - (2.0 * 1.5 * -2.0 + 3.0 - 1.5f64.powi(3))).abs() < 1e-12
+        );
         assert_eq!((&q * 0.0), Polynomial::zero());
         assert_eq!(-(&q) + &q, Polynomial::zero());
         assert_eq!(q.coefficient(&Monomial::one()), 3.0);
@@ -513,7 +515,10 @@ mod tests {
         assert!(basis.windows(2).all(|w| w[0] < w[1]));
         assert!(basis[0].is_one());
         let m = |e: [u32; 3]| Monomial::from_powers(v.iter().copied().zip(e));
-        assert_eq!(&basis[1..7], &[m([1, 0, 0]), m([0, 1, 0]), m([0, 0, 1]), m([2, 0, 0]), m([1, 1, 0]), m([1, 0, 1])]);
+        assert_eq!(
+            &basis[1..7],
+            &[m([1, 0, 0]), m([0, 1, 0]), m([0, 0, 1]), m([2, 0, 0]), m([1, 1, 0]), m([1, 0, 1])]
+        );
         assert_eq!(&m([1, 0, 1]) * &m([1, 2, 0]), m([2, 2, 1]));
         assert_eq!(m([1, 2, 0]).degree(), 3);
     }

@@ -136,7 +136,7 @@ impl PseudoExpectationProgram {
         if p.is_zero() {
             return Ok(());
         }
-        let multipliers = self.index.basis(self.degree() - degree - usize::from(degree < self.degree()));
+        let multipliers = self.index.basis(self.degree() - degree);
         let block = self.problem.add_block(Cone::Zero(multipliers.len()));
         for (r, m) in multipliers.iter().enumerate() {
             self.index.add_expectation(&mut self.problem, block.start + r, 1.0, p, m);
