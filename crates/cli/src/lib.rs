@@ -1,1 +1,59 @@
-pub fn main() -> std::process::ExitCode { std::process::ExitCode::SUCCESS }
+//! The `sosdp` command-line tool.
+//!
+//! - `sosdp demo`: the main job on an embedded synthetic dataset;
+//! - `sosdp score mean|spectral`: one score evaluation with its certified bracket, as JSON.
+//!
+//! Every invalid input ends the program with exit code 2 and one line on stderr.
+pub mod commands;
+pub mod error;
+pub mod input;
+
+pub use error::CliError;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+#[derive(Debug, Parser)]
+#[command(name = "sosdp", version, about = "Pure-DP robust Gaussian learning with the sum-of-squares exponential mechanism")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run the main job on an embedded synthetic dataset.
+    Demo,
+    /// Evaluate a score with its certified bracket (audit and cross-checks).
+    #[command(subcommand)]
+    Score(commands::score::ScoreCommand),
+}
+
+/// Entry point of the `sosdp` binary.
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if !e.use_stderr() => {
+            // --help and --version
+            let _ = e.print();
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            let rendered = e.render().to_string();
+            let first = rendered.lines().next().unwrap_or("invalid arguments");
+            eprintln!("{first} (see `sosdp --help`)");
+            return ExitCode::from(2);
+        }
+    };
+    let result = match &cli.command {
+        Command::Demo => commands::demo::run(),
+        Command::Score(command) => commands::score::run(command),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,45 @@
+//! Score oracle benches (MATH.md 3.2): one evaluation of CM and SP on a corrupted Gaussian
+//! instance, at a theta near the minimiser.
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use nalgebra::DMatrix;
+use rand::SeedableRng;
+use sosdp::eval::{Adversary, CorruptedSample};
+use sosdp::score::{CertifiedMean, ClarabelCm, ClarabelSp, ScoreOracle, Spectral};
+use std::hint::black_box;
+
+fn instance(n: usize, d: usize, seed: u64) -> DMatrix<f64> {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    let adversary = Adversary::ShiftedCluster { distance: 3.0, axis: 0, spread: 0.1 };
+    CorruptedSample::identity_covariance(&mut rng, n, &vec![0.0; d], 0.05, &adversary).data
+}
+
+fn bench_cm(c: &mut Criterion) {
+    let mut group = c.benchmark_group("cm_clarabel");
+    group.sample_size(10);
+    for &(n, d) in &[(2000, 5), (2000, 10)] {
+        let data = instance(n, d, 7);
+        let oracle = ClarabelCm::new(CertifiedMean::new(&data, &vec![0.0; d], &(DMatrix::identity(d, d) * 1.35)).unwrap());
+        let theta = vec![0.05; d];
+        group.bench_with_input(BenchmarkId::from_parameter(format!("n{n}_D{d}")), &theta, |b, t| {
+            b.iter(|| black_box(oracle.evaluate(t).unwrap()))
+        });
+    }
+    group.finish();
+}
+
+fn bench_sp(c: &mut Criterion) {
+    let mut group = c.benchmark_group("sp_clarabel");
+    group.sample_size(10);
+    for &(n, d) in &[(2000, 5)] {
+        let data = instance(n, d, 8);
+        let oracle = ClarabelSp::new(Spectral::new(&data, 2.0 * d as f64, 0.4).unwrap());
+        let theta = Spectral::theta_of(&(DMatrix::identity(d, d) * 1.1));
+        group.bench_with_input(BenchmarkId::from_parameter(format!("n{n}_d{d}")), &theta, |b, t| {
+            b.iter(|| black_box(oracle.evaluate(t).unwrap()))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench_cm, bench_sp);
+criterion_main!(benches);

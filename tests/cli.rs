@@ -1,0 +1,112 @@
+//! The command-line tool end to end: JSON output that agrees with the library, and every kind
+//! of bad input rejected with exit code 2 and one line on stderr (never a panic).
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn sosdp(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_sosdp")).args(args).output().expect("run sosdp")
+}
+
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> Self {
+        let dir = std::env::temp_dir().join(format!("sosdp-cli-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+
+    fn file(&self, name: &str, contents: &str) -> String {
+        let path = self.0.join(name);
+        std::fs::write(&path, contents).unwrap();
+        path.to_string_lossy().into_owned()
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+const DATA: &str = "x,y\n0.1,0.2\n-0.3,0.5\n1.2,-0.7\n0.4,0.4\n-1.0,0.3\n5.0,5.0\n0.0,-0.2\n0.6,1.1\n";
+
+fn json(out: &Output) -> serde_json::Value {
+    assert!(out.status.success(), "stderr: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).expect("one JSON object on stdout")
+}
+
+fn assert_rejected(out: &Output, needle: &str) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "stderr: {stderr}");
+    assert!(!stderr.contains("panicked"), "panic: {stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "expected one line, got: {stderr}");
+    assert!(stderr.contains(needle), "expected '{needle}' in: {stderr}");
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn score_mean_prints_a_certified_bracket() {
+    let dir = TempDir::new("mean");
+    let data = dir.file("x.csv", DATA);
+    let c = dir.file("c.csv", "0,0\n");
+    let t = dir.file("t.csv", "0.2,0.3\n");
+    let v = json(&sosdp(&["score", "mean", "--data", &data, "--center", &c, "--gamma", "1.5", "--theta", &t]));
+    let (s, lo, hi) = (v["score"].as_f64().unwrap(), v["lower"].as_f64().unwrap(), v["upper"].as_f64().unwrap());
+    assert!(lo <= s && s <= hi && hi - lo <= 1e-3 && s > 0.5 && s < 8.0, "{v}");
+    assert_eq!(v["backend"], "clarabel");
+
+    // The library gives the same number.
+    let x = nalgebra::DMatrix::from_row_slice(8, 2, &[0.1, 0.2, -0.3, 0.5, 1.2, -0.7, 0.4, 0.4, -1.0, 0.3, 5.0, 5.0, 0.0, -0.2, 0.6, 1.1]);
+    use sosdp::score::ScoreOracle;
+    let cm = sosdp::score::CertifiedMean::new(&x, &[0.0, 0.0], &(nalgebra::DMatrix::identity(2, 2) * 1.5)).unwrap();
+    let lib = sosdp::score::ClarabelCm::new(cm).evaluate(&[0.2, 0.3]).unwrap();
+    assert!((lib.score - s).abs() < 1e-9);
+
+    // Outside the Gamma-ellipsoid the score is n.
+    let far = dir.file("far.csv", "3,0\n");
+    let v = json(&sosdp(&["score", "mean", "--data", &data, "--center", &c, "--gamma", "1.5", "--theta", &far]));
+    assert_eq!(v["score"].as_f64(), Some(8.0));
+    assert_eq!(v["in_domain"], false);
+}
+
+#[test]
+fn score_spectral_prints_a_certified_bracket() {
+    let dir = TempDir::new("spectral");
+    let data = dir.file("x.csv", DATA);
+    let s = dir.file("s.csv", "1.0,0.1\n0.1,0.8\n");
+    let v = json(&sosdp(&["score", "spectral", "--data", &data, "--matrix", &s, "--lambda", "4", "--width", "0.4"]));
+    let (sc, lo, hi) = (v["score"].as_f64().unwrap(), v["lower"].as_f64().unwrap(), v["upper"].as_f64().unwrap());
+    assert!(lo <= sc && sc <= hi && hi - lo <= 1e-3 && sc > 0.0 && sc <= 8.0, "{v}");
+}
+
+#[test]
+fn bad_input_is_rejected_with_one_clear_line() {
+    let dir = TempDir::new("bad");
+    let data = dir.file("x.csv", DATA);
+    let c = dir.file("c.csv", "0,0\n");
+    let t = dir.file("t.csv", "0.2,0.3\n");
+    let s = dir.file("s.csv", "1.0,0.1\n0.1,0.8\n");
+    let mean = |data: &str, c: &str, g: &str, t: &str| sosdp(&["score", "mean", "--data", data, "--center", c, "--gamma", g, "--theta", t]);
+    let spectral = |data: &str, s: &str, l: &str, w: &str| sosdp(&["score", "spectral", "--data", data, "--matrix", s, "--lambda", l, "--width", w]);
+
+    assert_rejected(&mean(&dir.file("nan.csv", "1,2\nNaN,3\n"), &c, "1", &t), "not finite");
+    assert_rejected(&mean(&dir.file("inf.csv", "1,2\n3,inf\n"), &c, "1", &t), "not finite");
+    assert_rejected(&mean(&dir.file("ragged.csv", "1,2\n3\n"), &c, "1", &t), "ragged");
+    assert_rejected(&mean(&dir.file("empty.csv", ""), &c, "1", &t), "empty");
+    assert_rejected(&mean(&dir.file("text.csv", "1,2\n3,abc\n"), &c, "1", &t), "not a number");
+    let missing = Path::new(&dir.0).join("missing.csv").to_string_lossy().into_owned();
+    assert_rejected(&mean(&missing, &c, "1", &t), "cannot read");
+    assert_rejected(&mean(&data, &dir.file("c3.csv", "0,0,0\n"), "1", &t), "--center has 3 entries");
+    assert_rejected(&mean(&data, &c, "1", &dir.file("t1.csv", "0.5\n")), "--theta has 1 entries");
+    assert_rejected(&mean(&data, &c, "0", &t), "--gamma must be positive");
+    assert_rejected(&mean(&data, &c, "-2", &t), "--gamma must be positive");
+    assert_rejected(&mean(&data, &c, "abc", &t), "invalid value");
+
+    assert_rejected(&spectral(&data, &s, "4", "1.0"), "--width must lie in (0, 1)");
+    assert_rejected(&spectral(&data, &s, "4", "0"), "--width must lie in (0, 1)");
+    assert_rejected(&spectral(&data, &s, "-1", "0.5"), "--lambda must be positive");
+    assert_rejected(&spectral(&data, &dir.file("s3.csv", "1,0,0\n0,1,0\n0,0,1\n"), "4", "0.5"), "expected 2x2");
+    assert_rejected(&spectral(&data, &dir.file("asym.csv", "1,0.5\n0,1\n"), "4", "0.5"), "not symmetric");
+    assert_rejected(&spectral(&dir.file("nan2.csv", "nan,1\n"), &s, "4", "0.5"), "not finite");
+}
