@@ -104,9 +104,9 @@ impl ClarabelCm {
         }
         p.add_psd_constant(psd, dim, dim, 1.0);
         let inv_n = 1.0 / n as f64;
-        let v = cm.centred_points();
+        let zh = cm.lifted_points();
         for i in 0..n {
-            let vi = v.column(i);
+            let vi = zh.column(i);
             for col in 0..dim {
                 for row in 0..=col {
                     p.add_psd_term(psd, row, col, i, -inv_n * vi[row] * vi[col]);

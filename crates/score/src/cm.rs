@@ -20,7 +20,7 @@
 //!   `max sum a <= tr(Y B(theta)) + sum_i max(0, 1 - zh_i^T Y zh_i / n)`, so
 //!   `CM >= n - that`. A candidate `Y` is projected onto the PSD cone first.
 use crate::linalg::{
-    all_finite, min_eigenvalue, psd_projection, quad_form, scaled, trace_product, verified_shrink,
+    all_finite, min_eigenvalue, psd_projection, scaled, trace_product, verified_shrink,
 };
 use crate::{ScoreError, ScoreEval};
 use nalgebra::{Cholesky, DMatrix, DVector, Dyn};
@@ -28,8 +28,8 @@ use nalgebra::{Cholesky, DMatrix, DVector, Dyn};
 /// Problem data of the CM score: centred points, centre and budget matrix.
 #[derive(Clone, Debug)]
 pub struct CertifiedMean {
-    /// `v_i = z_i - c`, one column per point (`D x n`).
-    v: DMatrix<f64>,
+    /// `zh_i = [z_i - c; 1]`, one column per point (`(D+1) x n`).
+    zh: DMatrix<f64>,
     centre: DVector<f64>,
     gamma: DMatrix<f64>,
     gamma_chol: Cholesky<f64, Dyn>,
@@ -60,21 +60,18 @@ impl CertifiedMean {
             return Err(ScoreError::GammaNotPositiveDefinite);
         }
         let centre = DVector::from_column_slice(centre);
-        let mut v = points.transpose();
-        for mut col in v.column_iter_mut() {
-            col -= &centre;
-        }
-        Ok(CertifiedMean { v, centre, gamma: gamma.clone(), gamma_chol })
+        let zh = DMatrix::from_fn(dim + 1, n, |k, i| if k < dim { points[(i, k)] - centre[k] } else { 1.0 });
+        Ok(CertifiedMean { zh, centre, gamma: gamma.clone(), gamma_chol })
     }
 
     /// Number of points `n`.
     pub fn n(&self) -> usize {
-        self.v.ncols()
+        self.zh.ncols()
     }
 
     /// Dimension `D` of the points and of `theta`.
     pub fn dim(&self) -> usize {
-        self.v.nrows()
+        self.zh.nrows() - 1
     }
 
     pub fn centre(&self) -> &DVector<f64> {
@@ -85,9 +82,15 @@ impl CertifiedMean {
         &self.gamma
     }
 
-    /// Centred points `v_i = z_i - c` as columns.
-    pub fn centred_points(&self) -> &DMatrix<f64> {
-        &self.v
+    /// The lifted points `zh_i = [z_i - c; 1]` as columns (`(D+1) x n`).
+    pub fn lifted_points(&self) -> &DMatrix<f64> {
+        &self.zh
+    }
+
+    /// `zh_i^T Y zh_i` for every point.
+    pub fn quad_forms(&self, y: &DMatrix<f64>) -> Vec<f64> {
+        let yz = y * &self.zh;
+        yz.column_iter().zip(self.zh.column_iter()).map(|(a, b)| a.dot(&b)).collect()
     }
 
     /// Check that `theta` is a finite vector of the right length.
@@ -127,16 +130,11 @@ impl CertifiedMean {
 
     /// `sum_i c_i zh_i zh_i^T` for coefficients `c`.
     pub fn weighted_scatter(&self, coeffs: &[f64]) -> DMatrix<f64> {
-        let dim = self.dim();
-        let mut zh = DMatrix::zeros(dim + 1, self.n());
-        zh.view_mut((0, 0), (dim, self.n())).copy_from(&self.v);
-        let mut scaled = zh.clone();
-        for (i, &c) in coeffs.iter().enumerate() {
-            zh[(dim, i)] = 1.0;
-            scaled.column_mut(i).scale_mut(c);
-            scaled[(dim, i)] = c;
+        let mut scaled = self.zh.clone();
+        for (mut col, &c) in scaled.column_iter_mut().zip(coeffs) {
+            col.scale_mut(c);
         }
-        &scaled * zh.transpose()
+        &scaled * self.zh.transpose()
     }
 
     /// The normalised LMI `L(theta, a) = B(theta) - sum_i (a_i / n) zh_i zh_i^T`.
@@ -179,14 +177,7 @@ impl CertifiedMean {
     pub fn lower_bound(&self, theta: &[f64], candidate_y: &DMatrix<f64>) -> f64 {
         let n = self.n() as f64;
         let y = psd_projection(candidate_y);
-        let dim = self.dim();
-        let mut zh = DVector::zeros(dim + 1);
-        zh[dim] = 1.0;
-        let mut penalty = 0.0;
-        for col in self.v.column_iter() {
-            zh.rows_mut(0, dim).copy_from(&col);
-            penalty += (1.0 - quad_form(&y, &zh) / n).max(0.0);
-        }
+        let penalty: f64 = self.quad_forms(&y).iter().map(|q| (1.0 - q / n).max(0.0)).sum();
         let dual_value = trace_product(&y, &self.b_matrix(theta)) + penalty;
         (n - dual_value).max(0.0)
     }

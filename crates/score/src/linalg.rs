@@ -1,5 +1,5 @@
 //! Small dense symmetric linear algebra used to certify score brackets.
-use nalgebra::{DMatrix, DVector};
+use nalgebra::DMatrix;
 
 /// Smallest eigenvalue of a symmetric matrix.
 pub fn min_eigenvalue(m: &DMatrix<f64>) -> f64 {
@@ -18,11 +18,6 @@ pub fn psd_projection(m: &DMatrix<f64>) -> DMatrix<f64> {
     let eig = sym.symmetric_eigen();
     let clipped = eig.eigenvalues.map(|l| l.max(0.0));
     &eig.eigenvectors * DMatrix::from_diagonal(&clipped) * eig.eigenvectors.transpose()
-}
-
-/// `x^T M x`.
-pub fn quad_form(m: &DMatrix<f64>, x: &DVector<f64>) -> f64 {
-    x.dot(&(m * x))
 }
 
 /// `tr(A B)` for symmetric `A`, `B`.
