@@ -30,7 +30,8 @@ fn bench_cm(c: &mut Criterion) {
 fn bench_sp(c: &mut Criterion) {
     let mut group = c.benchmark_group("sp_clarabel");
     group.sample_size(10);
-    for &(n, d) in &[(2000, 5)] {
+    {
+        let (n, d) = (2000, 5);
         let data = instance(n, d, 8);
         let oracle = ClarabelSp::new(Spectral::new(&data, 2.0 * d as f64, 0.4).unwrap());
         let theta = Spectral::theta_of(&(DMatrix::identity(d, d) * 1.1));

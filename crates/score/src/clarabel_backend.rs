@@ -140,8 +140,8 @@ impl ScoreOracle for ClarabelCm {
         }
         let (n, dim) = (cm.n(), cm.dim());
         let (mut p, psd) = self.weights_program(0);
-        for k in 0..dim {
-            p.add_psd_constant(psd, k, dim, theta[k] - cm.centre()[k]);
+        for (k, (t, c)) in theta.iter().zip(cm.centre().iter()).enumerate() {
+            p.add_psd_constant(psd, k, dim, t - c);
         }
         let (eval, _) = solve_certified(&self.settings, &p, |sol| {
             cm.certify(theta, &sol.x[..n], &block_matrix(&psd, &sol.z))
@@ -184,9 +184,9 @@ impl ClarabelSp {
         let mass = rows.start + 2 * n;
         p.add_term(mass, t, 1.0);
         p.add_constant(mass, -nf);
-        for i in 0..n {
+        for (i, &cap) in caps.iter().enumerate() {
             p.add_term(rows.start + i, i, 1.0);
-            p.add_constant(rows.start + n + i, caps[i]);
+            p.add_constant(rows.start + n + i, cap);
             p.add_term(rows.start + n + i, i, -1.0);
             p.add_term(mass, i, 1.0);
         }
