@@ -5,7 +5,7 @@
 //! still wider than the requested accuracy we return an error, never a guess.
 use crate::cm::CertifiedMean;
 use crate::oracle::{ScoreEval, ScoreOracle};
-use crate::sp::{Candidate, Spectral};
+use crate::sp::Spectral;
 use crate::ScoreError;
 use nalgebra::DMatrix;
 use sosdp_sdp::svec::smat;
@@ -172,8 +172,12 @@ impl ClarabelSp {
     }
 
     /// Variables `a_0..a_{n-1}, t`; minimise `t`; rows: box `0 <= a <= u(S)`,
-    /// `t - n + sum a >= 0`, and the two LMIs divided by `n`.
-    fn program(&self, s: &Candidate, caps: &[f64]) -> (ConicProblem, Block, Block) {
+    /// `t - n + sum a >= 0`, and the two LMIs divided by `n`, written after the congruence by
+    /// `L^{-1}` (`S = L L^T`, `w_i = L^{-1} x_i`): `(1 + gamma) I - sum (a_i / n) w_i w_i^T ⪰ 0`
+    /// and `sum (a_i / n) w_i w_i^T + (t / n) lambda I - (1 - gamma) I ⪰ 0`. The congruence is
+    /// an exact equivalence and removes the conditioning of `S` from the solver's tolerances;
+    /// duals `Yw` of the whitened LMIs map back as `L^{-T} Yw L^{-1}`.
+    fn program(&self, whitened: &DMatrix<f64>, caps: &[f64]) -> (ConicProblem, Block, Block) {
         let sp = &self.problem;
         let (n, d) = (sp.n(), sp.d());
         let nf = n as f64;
@@ -193,17 +197,15 @@ impl ClarabelSp {
         let upper = p.add_block(Cone::PsdTriangle(d));
         let lower = p.add_block(Cone::PsdTriangle(d));
         let (g, lambda) = (sp.width(), sp.lambda());
-        let x = sp.points();
         for col in 0..d {
+            p.add_psd_constant(upper, col, col, 1.0 + g);
+            p.add_psd_constant(lower, col, col, -(1.0 - g));
+            p.add_psd_term(lower, col, col, t, lambda / nf);
             for row in 0..=col {
-                let s_rc = s.matrix[(row, col)];
-                p.add_psd_constant(upper, row, col, (1.0 + g) * s_rc);
-                p.add_psd_constant(lower, row, col, -(1.0 - g) * s_rc);
-                p.add_psd_term(lower, row, col, t, lambda * s_rc / nf);
                 for i in 0..n {
-                    let xx = x[(row, i)] * x[(col, i)] / nf;
-                    p.add_psd_term(upper, row, col, i, -xx);
-                    p.add_psd_term(lower, row, col, i, xx);
+                    let ww = whitened[(row, i)] * whitened[(col, i)] / nf;
+                    p.add_psd_term(upper, row, col, i, -ww);
+                    p.add_psd_term(lower, row, col, i, ww);
                 }
             }
         }
@@ -231,10 +233,18 @@ impl ScoreOracle for ClarabelSp {
             return Ok(ScoreEval::outside(sp.max_score()));
         };
         let caps = sp.caps(chol);
-        let (p, upper, lower) = self.program(&s, &caps);
+        let l = chol.l();
+        let whitened = l.solve_lower_triangular(sp.points()).expect("Cholesky factor is invertible");
+        let (p, upper, lower) = self.program(&whitened, &caps);
         let n = sp.n();
+        let unwhiten = |yw: DMatrix<f64>| {
+            let half = l.transpose().solve_upper_triangular(&yw).expect("invertible");
+            let full = l.transpose().solve_upper_triangular(&half.transpose()).expect("invertible");
+            (&full + full.transpose()) * 0.5
+        };
         let (eval, _) = solve_certified(&self.settings, &p, |sol| {
-            let (y1, y2) = (block_matrix(&upper, &sol.z), block_matrix(&lower, &sol.z));
+            let y1 = unwhiten(block_matrix(&upper, &sol.z));
+            let y2 = unwhiten(block_matrix(&lower, &sol.z));
             sp.certify(&s, &sol.x[..n], sol.x[n], &y1, &y2)
         })?;
         Ok(eval)
