@@ -229,13 +229,11 @@ impl ScoreOracle for ClarabelSp {
     fn evaluate(&self, theta: &[f64]) -> Result<ScoreEval, ScoreError> {
         let sp = &self.problem;
         let s = sp.candidate(theta)?;
-        let Some(chol) = s.chol.as_ref() else {
+        let Some(factor) = s.factor.as_ref() else {
             return Ok(ScoreEval::outside(sp.max_score()));
         };
-        let caps = sp.caps(chol);
-        let l = chol.l();
-        let whitened = l.solve_lower_triangular(sp.points()).expect("Cholesky factor is invertible");
-        let (p, upper, lower) = self.program(&whitened, &caps);
+        let l = factor.chol.l();
+        let (p, upper, lower) = self.program(&factor.whitened, &factor.caps);
         let n = sp.n();
         let unwhiten = |yw: DMatrix<f64>| {
             let half = l.transpose().solve_upper_triangular(&yw).expect("invertible");

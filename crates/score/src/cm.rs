@@ -19,7 +19,7 @@
 //! - lower: weak duality. For every `Y ⪰ 0` (dual of the normalised LMI),
 //!   `max sum a <= tr(Y B(theta)) + sum_i max(0, 1 - zh_i^T Y zh_i / n)`, so
 //!   `CM >= n - that`. A candidate `Y` is projected onto the PSD cone first.
-use crate::linalg::{
+use crate::linalg::{self,
     all_finite, min_eigenvalue, psd_projection, scaled, trace_product, verified_shrink,
 };
 use crate::{ScoreError, ScoreEval};
@@ -130,11 +130,7 @@ impl CertifiedMean {
 
     /// `sum_i c_i zh_i zh_i^T` for coefficients `c`.
     pub fn weighted_scatter(&self, coeffs: &[f64]) -> DMatrix<f64> {
-        let mut scaled = self.zh.clone();
-        for (mut col, &c) in scaled.column_iter_mut().zip(coeffs) {
-            col.scale_mut(c);
-        }
-        &scaled * self.zh.transpose()
+        linalg::weighted_scatter(&self.zh, coeffs)
     }
 
     /// The normalised LMI `L(theta, a) = B(theta) - sum_i (a_i / n) zh_i zh_i^T`.

@@ -20,6 +20,15 @@ pub fn psd_projection(m: &DMatrix<f64>) -> DMatrix<f64> {
     &eig.eigenvectors * DMatrix::from_diagonal(&clipped) * eig.eigenvectors.transpose()
 }
 
+/// `sum_i c_i p_i p_i^T` for the columns `p_i` of `points`.
+pub fn weighted_scatter(points: &DMatrix<f64>, coeffs: &[f64]) -> DMatrix<f64> {
+    let mut scaled = points.clone();
+    for (mut col, &c) in scaled.column_iter_mut().zip(coeffs) {
+        col.scale_mut(c);
+    }
+    &scaled * points.transpose()
+}
+
 /// `tr(A B)` for symmetric `A`, `B`.
 pub fn trace_product(a: &DMatrix<f64>, b: &DMatrix<f64>) -> f64 {
     a.component_mul(b).sum()

@@ -21,7 +21,7 @@
 //!   `SP >= nu n - (1 + gamma) tr(Y1 S) + (1 - gamma) tr(Y2 S)
 //!          + sum_i u_i min(0, x_i^T (Y1 - Y2) x_i / n - nu)`.
 use crate::cm::check_finite;
-use crate::linalg::{eigen_range, psd_projection, scaled, trace_product, verified_shrink};
+use crate::linalg::{self, eigen_range, psd_projection, scaled, trace_product, verified_shrink};
 use crate::{ScoreError, ScoreEval};
 use nalgebra::{Cholesky, DMatrix, Dyn};
 use sosdp_sdp::svec::{side_of, smat, svec};
@@ -35,10 +35,19 @@ pub struct Spectral {
     width: f64,
 }
 
-/// `S` as a dense matrix, with its Cholesky factor when it is positive definite.
+/// `S` as a dense matrix, with what every bound needs when it is positive definite.
 pub struct Candidate {
     pub matrix: DMatrix<f64>,
-    pub chol: Option<Cholesky<f64, Dyn>>,
+    pub factor: Option<Factor>,
+}
+
+/// Quantities of a positive definite `S = L L^T`, computed once per candidate.
+pub struct Factor {
+    pub chol: Cholesky<f64, Dyn>,
+    /// Whitened points `w_i = L^{-1} x_i` as columns; `|w_i|^2 = x_i^T S^{-1} x_i`.
+    pub whitened: DMatrix<f64>,
+    /// The caps `u_i(S) = min(1, lambda / (x_i^T S^{-1} x_i))`.
+    pub caps: Vec<f64>,
 }
 
 impl Spectral {
@@ -99,8 +108,18 @@ impl Spectral {
         check_finite("S", theta)?;
         let d = self.d();
         let matrix = DMatrix::from_row_slice(d, d, &smat(d, theta));
-        let chol = Cholesky::new(matrix.clone());
-        Ok(Candidate { matrix, chol })
+        let factor = Cholesky::new(matrix.clone()).map(|chol| {
+            let whitened = chol.l().solve_lower_triangular(&self.x).expect("Cholesky factor is invertible");
+            let caps = whitened
+                .column_iter()
+                .map(|w| {
+                    let lev = w.norm_squared();
+                    if lev > 0.0 { (self.lambda / lev).min(1.0) } else { 1.0 }
+                })
+                .collect();
+            Factor { chol, whitened, caps }
+        });
+        Ok(Candidate { matrix, factor })
     }
 
     /// `theta = svec(S)` for a symmetric matrix.
@@ -108,44 +127,22 @@ impl Spectral {
         svec(matrix.nrows(), |i, j| 0.5 * (matrix[(i, j)] + matrix[(j, i)]))
     }
 
-    /// The caps `u_i(S) = min(1, lambda / (x_i^T S^{-1} x_i))`.
-    pub fn caps(&self, chol: &Cholesky<f64, Dyn>) -> Vec<f64> {
-        let w = chol.l().solve_lower_triangular(&self.x).expect("Cholesky factor is invertible");
-        w.column_iter()
-            .map(|c| {
-                let lev = c.norm_squared();
-                if lev > 0.0 { (self.lambda / lev).min(1.0) } else { 1.0 }
-            })
-            .collect()
-    }
-
     /// `sum_i c_i x_i x_i^T`.
     pub fn weighted_scatter(&self, coeffs: &[f64]) -> DMatrix<f64> {
-        let mut scaled = self.x.clone();
-        for (i, &c) in coeffs.iter().enumerate() {
-            scaled.column_mut(i).scale_mut(c);
-        }
-        &scaled * self.x.transpose()
+        linalg::weighted_scatter(&self.x, coeffs)
     }
 
     /// Certified upper bound from candidate weights (see the module doc).
     pub fn upper_bound(&self, s: &Candidate, candidate: &[f64]) -> f64 {
-        let chol = s.chol.as_ref().expect("upper_bound needs S positive definite");
+        let factor = s.factor.as_ref().expect("upper_bound needs S positive definite");
         let n = self.n() as f64;
-        let caps = self.caps(chol);
         let mut a: Vec<f64> = candidate
             .iter()
-            .zip(&caps)
+            .zip(&factor.caps)
             .map(|(x, u)| if x.is_finite() { x.clamp(0.0, *u) } else { 0.0 })
             .collect();
-        let whitened = |a: &[f64]| {
-            let coeffs: Vec<f64> = a.iter().map(|x| x / n).collect();
-            let p = self.weighted_scatter(&coeffs);
-            let l = chol.l();
-            let half = l.solve_lower_triangular(&p).expect("invertible");
-            let m = l.solve_lower_triangular(&half.transpose()).expect("invertible");
-            eigen_range(&((&m + m.transpose()) * 0.5))
-        };
+        // Eigenvalues of S^{-1/2} P_a S^{-1/2} / n, i.e. of sum (a_i / n) w_i w_i^T.
+        let whitened = |a: &[f64]| eigen_range(&linalg::weighted_scatter(&factor.whitened, &scaled(a, 1.0 / n)));
         let (mut mu_min, mu_max) = whitened(&a);
         let cap = 1.0 + self.width;
         if mu_max > cap {
@@ -160,7 +157,7 @@ impl Spectral {
 
     /// Certified lower bound from candidate duals of the two normalised LMIs.
     pub fn lower_bound(&self, s: &Candidate, y1: &DMatrix<f64>, y2: &DMatrix<f64>) -> f64 {
-        let chol = s.chol.as_ref().expect("lower_bound needs S positive definite");
+        let factor = s.factor.as_ref().expect("lower_bound needs S positive definite");
         let n = self.n() as f64;
         let y1 = psd_projection(y1);
         let mut y2 = psd_projection(y2);
@@ -170,11 +167,10 @@ impl Spectral {
         }
         let nu = (1.0 - self.lambda * trace_product(&y2, &s.matrix) / n).max(0.0);
         let diff = &y1 - &y2;
-        let caps = self.caps(chol);
         let per_point: f64 = self
             .x
             .column_iter()
-            .zip(&caps)
+            .zip(&factor.caps)
             .map(|(x, u)| u * (x.dot(&(&diff * x)) / n - nu).min(0.0))
             .sum();
         let g = nu * n - (1.0 + self.width) * trace_product(&y1, &s.matrix)
@@ -186,7 +182,7 @@ impl Spectral {
     /// The bracket for a solver's primal weights and dual matrices, or the largest value
     /// outside the domain.
     pub fn certify(&self, s: &Candidate, weights: &[f64], t: f64, y1: &DMatrix<f64>, y2: &DMatrix<f64>) -> ScoreEval {
-        if s.chol.is_none() {
+        if s.factor.is_none() {
             return ScoreEval::outside(self.max_score());
         }
         let upper = self.upper_bound(s, weights);
