@@ -3,6 +3,7 @@
 //! - [`cm`]: the certified-mean score CM (2.1) — data, domain, certified brackets;
 //! - [`sp`]: the spectral score SP (2.2) — data, caps, certified brackets;
 //! - [`clarabel_backend`]: the reference backend solving both programs with clarabel;
+//! - [`fast`]: the fast interior-point backend the sampler uses, certified the same way;
 //! - [`anchor`]: minimising CM over `theta` (4.2);
 //! - [`oracle`]: the [`ScoreOracle`] trait the sampler sees.
 //!
@@ -12,6 +13,7 @@ pub mod anchor;
 pub mod clarabel_backend;
 pub mod cm;
 pub mod error;
+pub mod fast;
 pub mod linalg;
 pub mod oracle;
 pub mod sp;
@@ -20,5 +22,6 @@ pub use anchor::{minimise_cm, Anchor, BallDomain};
 pub use clarabel_backend::{ClarabelCm, ClarabelSettings, ClarabelSp};
 pub use cm::CertifiedMean;
 pub use error::ScoreError;
+pub use fast::{FastCm, FastSettings};
 pub use oracle::{ScoreEval, ScoreOracle};
 pub use sp::Spectral;

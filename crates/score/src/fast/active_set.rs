@@ -1,0 +1,156 @@
+//! The active set of MATH.md 3.2 (ii): weights whose optimal value is clearly at a bound are
+//! taken out of the interior-point method. Weights at their cap `u_i` are folded into the
+//! constants (`C_b - sign_b u_i w_i w_i^T`, `h_j - g_j u_i`); weights at 0 are dropped. The
+//! fold is maintained incrementally as statuses change, so for fixed points (CM: fixed
+//! centre and Gamma) it is computed once and reused across `theta`.
+//!
+//! Statuses come from the dual: the reduced cost of weight `i` is
+//! `r_i = cost_a + sum_j g_j z_j + sum_b sign_b w_bi^T Z_b w_bi`; optimality puts `a_i` at its
+//! cap when `r_i < 0` and at 0 when `r_i > 0`. Nothing depends on the statuses being right:
+//! the caller certifies the expanded solution on the full problem and frees the weights whose
+//! status the final dual contradicts.
+use super::ipm::{quad_forms, LmiBlock, Problem};
+use nalgebra::DMatrix;
+use std::borrow::Cow;
+
+/// Where a weight sits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// Dropped: `a_i = 0`.
+    Lower,
+    /// Folded: `a_i = u_i`.
+    Upper,
+    /// In the interior-point method.
+    Free,
+}
+
+/// Statuses of all weights and the folded constants.
+#[derive(Clone, Debug)]
+pub struct ActiveSet {
+    status: Vec<Status>,
+    /// `sum_{i folded} u_i w_bi w_bi^T` per block.
+    folded: Vec<DMatrix<f64>>,
+    /// `sum_{i folded} u_i`.
+    folded_mass: f64,
+}
+
+impl ActiveSet {
+    /// Every weight free: the reduced problem is the full one.
+    pub fn all_free(full: &Problem) -> Self {
+        Self::with_status(full, vec![Status::Free; full.upper.len()])
+    }
+
+    /// Statuses given; the fold is computed from scratch.
+    pub fn with_status(full: &Problem, status: Vec<Status>) -> Self {
+        let folded_weights: Vec<f64> = status
+            .iter()
+            .zip(full.upper.iter())
+            .map(|(s, u)| if *s == Status::Upper { *u } else { 0.0 })
+            .collect();
+        let folded = full.blocks.iter().map(|b| crate::linalg::weighted_scatter(&b.points, &folded_weights)).collect();
+        ActiveSet { status, folded, folded_mass: folded_weights.iter().sum() }
+    }
+
+    pub fn status(&self) -> &[Status] {
+        &self.status
+    }
+
+    pub fn count(&self, which: Status) -> usize {
+        self.status.iter().filter(|s| **s == which).count()
+    }
+
+    /// Change statuses, updating the fold by the weights that entered or left it. After many
+    /// changes the fold is recomputed to keep rounding from accumulating.
+    pub fn update(&mut self, full: &Problem, status: Vec<Status>) {
+        let changed: Vec<usize> = (0..status.len())
+            .filter(|&i| (status[i] == Status::Upper) != (self.status[i] == Status::Upper))
+            .collect();
+        if 4 * changed.len() > status.len() {
+            *self = Self::with_status(full, status);
+            return;
+        }
+        let coeffs: Vec<f64> = changed
+            .iter()
+            .map(|&i| if status[i] == Status::Upper { full.upper[i] } else { -full.upper[i] })
+            .collect();
+        for (fold, block) in self.folded.iter_mut().zip(&full.blocks) {
+            let cols = block.points.select_columns(&changed);
+            *fold += crate::linalg::weighted_scatter(&cols, &coeffs);
+        }
+        self.folded_mass += coeffs.iter().sum::<f64>();
+        self.status = status;
+    }
+
+    /// Indices of the free weights.
+    pub fn free(&self) -> Vec<usize> {
+        (0..self.status.len()).filter(|&i| self.status[i] == Status::Free).collect()
+    }
+
+    /// The reduced problem over the free weights (same costs; folded constants).
+    pub fn reduce(&self, full: &Problem) -> Problem<'static> {
+        let free = self.free();
+        Problem {
+            upper: Cow::Owned(free.iter().map(|&i| full.upper[i]).collect()),
+            cost_a: full.cost_a,
+            cost_extra: full.cost_extra.clone(),
+            blocks: full
+                .blocks
+                .iter()
+                .zip(&self.folded)
+                .map(|(b, fold)| LmiBlock {
+                    constant: &b.constant - fold * b.sign,
+                    sign: b.sign,
+                    points: Cow::Owned(b.points.select_columns(&free)),
+                    extra: b.extra.clone(),
+                })
+                .collect(),
+            rows: full
+                .rows
+                .iter()
+                .map(|r| {
+                    let mut r = r.clone();
+                    r.h -= r.a_coeff * self.folded_mass;
+                    r
+                })
+                .collect(),
+        }
+    }
+
+    /// Weights of the full problem from those of the free ones.
+    pub fn expand(&self, full: &Problem, a_free: &[f64]) -> Vec<f64> {
+        let mut next = a_free.iter();
+        self.status
+            .iter()
+            .zip(full.upper.iter())
+            .map(|(s, u)| match s {
+                Status::Lower => 0.0,
+                Status::Upper => *u,
+                Status::Free => *next.next().expect("one free weight per free status"),
+            })
+            .collect()
+    }
+}
+
+/// Normalised margins `-r_i / scale` of every weight of the full problem for given duals:
+/// positive means "at its cap", negative "at 0"; `scale = |cost_a + sum_j g_j z_j|` (for CM,
+/// the margin is `zh_i^T Y zh_i - 1` in the units of the certified dual).
+pub fn margins(full: &Problem, block_duals: &[DMatrix<f64>], row_duals: &[f64]) -> Vec<f64> {
+    let base = full.cost_a + full.rows.iter().zip(row_duals).map(|(r, z)| r.a_coeff * z).sum::<f64>();
+    let mut pull = vec![0.0; full.upper.len()];
+    for (b, z) in full.blocks.iter().zip(block_duals) {
+        for (p, q) in pull.iter_mut().zip(quad_forms(&b.points, z)) {
+            *p += b.sign * q;
+        }
+    }
+    let mean_pull = pull.iter().map(|p| p.abs()).sum::<f64>() / pull.len().max(1) as f64;
+    let scale = base.abs().max(1e-9 * mean_pull).max(f64::MIN_POSITIVE);
+    pull.iter().map(|p| -(base + p) / scale).collect()
+}
+
+/// Statuses from margins: folded above `delta`, dropped below `-delta`, free in between.
+pub fn classify(margins: &[f64], delta: f64) -> Vec<Status> {
+    margins
+        .iter()
+        .map(|&m| if m > delta { Status::Upper } else if m < -delta { Status::Lower } else { Status::Free })
+        .collect()
+}

@@ -1,0 +1,183 @@
+//! The fast CM backend (MATH.md 3.2): the interior-point method of [`super::ipm`] on
+//! `max sum a s.t. B(theta) - sum_i (a_i / n) zh_i zh_i^T ⪰ 0, 0 <= a <= 1`, restricted to the
+//! undecided weights by the active set of [`super::active_set`], certified by
+//! [`CertifiedMean::certify`] exactly like the reference backend.
+//!
+//! Cold start: the same program on a fixed, evenly spaced subsample of `subsample` points
+//! (weights `1/n_s`) estimates the dual `Y`; its margins `zh_i^T Y zh_i - 1` seed the active
+//! set. Warm start: the active set (and its folded matrix) of the previous evaluation. If the
+//! repair rounds fail, the evaluation falls back to the clarabel reference backend, which
+//! computes the same certified quantity.
+use super::active_set::{classify, margins, ActiveSet};
+use super::driver::{next_set, solve_certified, EvalStats, FastSettings, ScoreMap};
+use super::ipm::{self, LmiBlock, Problem};
+use crate::clarabel_backend::ClarabelCm;
+use crate::cm::CertifiedMean;
+use crate::linalg::min_eigenvalue;
+use crate::oracle::{ScoreEval, ScoreOracle};
+use crate::ScoreError;
+use nalgebra::DMatrix;
+use std::borrow::Cow;
+use std::sync::Mutex;
+
+/// The CM score on the fast interior-point backend.
+#[derive(Debug)]
+pub struct FastCm {
+    reference: ClarabelCm,
+    /// `w_i = zh_i / sqrt(n)` as columns.
+    points: DMatrix<f64>,
+    settings: FastSettings,
+    warm: Mutex<Option<ActiveSet>>,
+}
+
+impl Clone for FastCm {
+    fn clone(&self) -> Self {
+        FastCm {
+            reference: self.reference.clone(),
+            points: self.points.clone(),
+            settings: self.settings.clone(),
+            warm: Mutex::new(None),
+        }
+    }
+}
+
+impl FastCm {
+    /// The backend for `problem`. Sets OpenBLAS to one thread: its kernels here are small
+    /// and its spinning threads cost more than they save (parallelism belongs to rayon,
+    /// across evaluations).
+    pub fn new(problem: CertifiedMean) -> Self {
+        sosdp_openblas::set_num_threads(1);
+        let points = problem.lifted_points() / (problem.n() as f64).sqrt();
+        FastCm { reference: ClarabelCm::new(problem), points, settings: FastSettings::default(), warm: Mutex::new(None) }
+    }
+
+    pub fn with_settings(mut self, settings: FastSettings) -> Self {
+        self.settings = settings;
+        self
+    }
+
+    pub fn problem(&self) -> &CertifiedMean {
+        self.reference.problem()
+    }
+
+    pub fn settings(&self) -> &FastSettings {
+        &self.settings
+    }
+
+    /// Forget the warm-start state (the next evaluation is cold).
+    pub fn reset(&self) {
+        *self.warm.lock().unwrap_or_else(|e| e.into_inner()) = None;
+    }
+
+    fn full_problem(&self, b: DMatrix<f64>) -> Problem<'_> {
+        let n = self.problem().n();
+        Problem {
+            upper: Cow::Owned(vec![1.0; n]),
+            cost_a: -1.0 / n as f64,
+            cost_extra: vec![],
+            blocks: vec![LmiBlock { constant: b, sign: 1.0, points: Cow::Borrowed(&self.points), extra: vec![] }],
+            rows: vec![],
+        }
+    }
+
+    /// Active set from the program on an evenly spaced subsample.
+    fn cold_set(&self, full: &Problem) -> ActiveSet {
+        let n = full.upper.len();
+        let ns = self.settings.subsample.min(n);
+        if ns == n || ns == 0 {
+            return ActiveSet::all_free(full);
+        }
+        let idx: Vec<usize> = (0..ns).map(|k| k * n / ns).collect();
+        let block = &full.blocks[0];
+        let sub = Problem {
+            upper: Cow::Owned(vec![1.0; ns]),
+            cost_a: -1.0 / ns as f64,
+            cost_extra: vec![],
+            blocks: vec![LmiBlock {
+                constant: block.constant.clone(),
+                sign: 1.0,
+                points: Cow::Owned(block.points.select_columns(&idx) * (n as f64 / ns as f64).sqrt()),
+                extra: vec![],
+            }],
+            rows: vec![],
+        };
+        let settings = ipm::Settings { gap_tol: 1e-3, feas_tol: 1e-6, max_iter: 60 };
+        let sol = ipm::solve(&sub, &vec![0.5; ns], &[], &settings, |_| false);
+        if sol.termination == ipm::Termination::NumericalError {
+            return ActiveSet::all_free(full);
+        }
+        // The subsample's dual is on the same scale as the full one (both programs average).
+        let status = classify(&margins(full, &sol.block_duals, &[]), self.settings.cold_margin);
+        ActiveSet::with_status(full, status)
+    }
+
+    /// Evaluate with statistics; with `level`, stop as soon as the bracket decides
+    /// "score <= level" (the bracket may then be wider than the accuracy).
+    pub fn evaluate_detailed(&self, theta: &[f64], level: Option<f64>) -> Result<(ScoreEval, EvalStats), ScoreError> {
+        let cm = self.problem();
+        cm.check_theta(theta)?;
+        if !cm.in_domain(theta) {
+            return Ok((ScoreEval::outside(cm.n() as f64), EvalStats::default()));
+        }
+        let n = cm.n() as f64;
+        let full = self.full_problem(cm.b_matrix(theta));
+        let warm = if self.settings.warm_start {
+            self.warm.lock().unwrap_or_else(|e| e.into_inner()).take()
+        } else {
+            None
+        };
+        let start = match warm {
+            Some(set) if set.status().len() == full.upper.len() => set,
+            _ => self.cold_set(&full),
+        };
+        let certified = solve_certified(
+            &full,
+            start,
+            &self.settings,
+            &ScoreMap { offset: n, scale: n },
+            level,
+            |reduced| min_eigenvalue(&reduced.blocks[0].constant) > 0.0,
+            |_| vec![],
+            // The IPM's dual has weight cost 1/n: the certificate's Y (weight cost 1) is n Z.
+            |a, _, duals| cm.certify(theta, a, &(&duals[0] * n)),
+        );
+        match certified {
+            Some(c) => {
+                if std::env::var("SOSDP_DEBUG").is_ok() {
+                    let m = margins(&full, &c.block_duals, &c.row_duals);
+                    let mut hist = [0usize; 9];
+                    for v in &m { let b = if *v < -1.0 {0} else if *v < -0.3 {1} else if *v < -0.1 {2} else if *v < -0.03 {3} else if *v <= 0.03 {4} else if *v < 0.1 {5} else if *v < 0.3 {6} else if *v < 1.0 {7} else {8}; hist[b]+=1; }
+                    let ev = (&c.block_duals[0] * n).symmetric_eigenvalues();
+                    eprintln!("margins hist (<-1,-.3,-.1,-.03,|.03|,.1,.3,1,>1): {:?}  Y eig {:?}", hist, ev.as_slice());
+                }
+                if self.settings.warm_start {
+                    let set = next_set(&full, c.set, &c.block_duals, &c.row_duals, self.settings.margin);
+                    *self.warm.lock().unwrap_or_else(|e| e.into_inner()) = Some(set);
+                }
+                Ok((c.eval, c.stats))
+            }
+            None => {
+                let eval = self.reference.evaluate(theta)?;
+                Ok((eval, EvalStats { rounds: self.settings.max_rounds, ..EvalStats::default() }))
+            }
+        }
+    }
+}
+
+impl ScoreOracle for FastCm {
+    fn dim(&self) -> usize {
+        self.problem().dim()
+    }
+
+    fn max_score(&self) -> f64 {
+        self.problem().n() as f64
+    }
+
+    fn backend(&self) -> &'static str {
+        "fast"
+    }
+
+    fn evaluate(&self, theta: &[f64]) -> Result<ScoreEval, ScoreError> {
+        Ok(self.evaluate_detailed(theta, None)?.0)
+    }
+}

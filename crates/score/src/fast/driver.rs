@@ -1,0 +1,163 @@
+//! The certified solve shared by the fast CM and SP backends: interior-point method on the
+//! active set's reduced problem, expansion to all weights, certification on the full problem,
+//! and repair rounds that free every weight whose status the final dual contradicts.
+use super::active_set::{classify, margins, ActiveSet, Status};
+use super::ipm::{self, Problem, Termination};
+use crate::oracle::ScoreEval;
+use nalgebra::DMatrix;
+
+/// Settings of the fast backends.
+#[derive(Clone, Debug)]
+pub struct FastSettings {
+    /// Largest accepted bracket width `upper - lower`, in points (MATH.md 3.2's zeta).
+    pub accuracy: f64,
+    /// Margin (in units of the weight's cost) beyond which a weight is folded or dropped
+    /// between evaluations (warm start).
+    pub margin: f64,
+    /// Margin used after the cold-start estimate from a subsample, which is noisier.
+    pub cold_margin: f64,
+    /// Size of the subsample whose solution seeds the active set of a cold evaluation.
+    pub subsample: usize,
+    /// Repair rounds before falling back to the reference backend.
+    pub max_rounds: usize,
+    /// Reuse the active set of the previous evaluation.
+    pub warm_start: bool,
+}
+
+impl Default for FastSettings {
+    fn default() -> Self {
+        FastSettings { accuracy: 1e-3, margin: 0.25, cold_margin: 0.5, subsample: 256, max_rounds: 6, warm_start: true }
+    }
+}
+
+/// What one evaluation did.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct EvalStats {
+    /// Interior-point iterations, summed over rounds (and the cold-start subsample).
+    pub iterations: usize,
+    /// Reduced problems solved.
+    pub rounds: usize,
+    /// Free weights in the last reduced problem.
+    pub free: usize,
+    /// Folded weights in the last reduced problem.
+    pub folded: usize,
+    /// Stopped as soon as the bracket decided a membership query.
+    pub decided_early: bool,
+}
+
+/// How a problem maps onto the score: `score = offset + scale * objective` (objective of the
+/// full problem).
+pub struct ScoreMap {
+    pub offset: f64,
+    pub scale: f64,
+}
+
+impl ScoreMap {
+    fn score(&self, objective: f64) -> f64 {
+        self.offset + self.scale * objective
+    }
+}
+
+/// A certified solution of the full problem.
+pub struct Certified {
+    pub eval: ScoreEval,
+    pub set: ActiveSet,
+    pub stats: EvalStats,
+    /// Duals of the last reduced solve (valid duals of the full problem's blocks and rows).
+    pub block_duals: Vec<DMatrix<f64>>,
+    pub row_duals: Vec<f64>,
+}
+
+/// True when the bracket answers "is the score <= level?".
+pub fn decides(eval: &ScoreEval, level: Option<f64>) -> bool {
+    level.is_some_and(|k| eval.upper <= k || eval.lower > k)
+}
+
+/// Solve `full` starting from `set`; `certify(a, t, block_duals)` brackets the score of
+/// the full problem. `reduced_ok` rejects reduced problems that are infeasible by
+/// construction (then the fold is undone). `t0` is a starting value of the free variables
+/// for a reduced problem. Returns `None` when the rounds are exhausted.
+#[allow(clippy::too_many_arguments)]
+pub fn solve_certified(
+    full: &Problem,
+    mut set: ActiveSet,
+    settings: &FastSettings,
+    map: &ScoreMap,
+    level: Option<f64>,
+    reduced_ok: impl Fn(&Problem) -> bool,
+    t0: impl Fn(&Problem) -> Vec<f64>,
+    certify: impl Fn(&[f64], &[f64], &[DMatrix<f64>]) -> ScoreEval,
+) -> Option<Certified> {
+    let mut stats = EvalStats::default();
+    let mut gap_tol = 0.05 * settings.accuracy / map.scale;
+    for _ in 0..settings.max_rounds {
+        let reduced = set.reduce(full);
+        if !reduced_ok(&reduced) {
+            if std::env::var("SOSDP_DEBUG").is_ok() { eprintln!("reduced not ok: folded {}", set.count(Status::Upper)); }
+            if set.count(Status::Upper) == 0 {
+                return None;
+            }
+            let status = set.status().iter().map(|s| if *s == Status::Upper { Status::Free } else { *s }).collect();
+            set.update(full, status);
+            continue;
+        }
+        let fold_cost = full.cost_a * (0..full.upper.len())
+            .filter(|&i| set.status()[i] == Status::Upper)
+            .map(|i| full.upper[i])
+            .sum::<f64>();
+        let a0: Vec<f64> = reduced.upper.iter().map(|u| 0.5 * u).collect();
+        let ipm_settings = ipm::Settings { gap_tol, feas_tol: 1e-9, max_iter: 80 };
+        let margin = 10.0 * settings.accuracy;
+        let sol = ipm::solve(&reduced, &a0, &t0(&reduced), &ipm_settings, |p| {
+            level.is_some_and(|k| {
+                let (lo, hi) = (map.score(p.dual_objective + fold_cost), map.score(p.primal_objective + fold_cost));
+                p.primal_residual < 1e-7 && p.dual_residual < 1e-7 && (lo > k + margin || hi < k - margin)
+            })
+        });
+        if std::env::var("SOSDP_DEBUG").is_ok() {
+            eprintln!("round: free {} folded {} term {:?} iters {} pobj {:.6e} dobj {:.6e}", reduced.upper.len(), set.count(Status::Upper), sol.termination, sol.iterations, sol.primal_objective, sol.dual_objective);
+        }
+        stats.iterations += sol.iterations;
+        stats.rounds += 1;
+        stats.free = reduced.upper.len();
+        stats.folded = set.count(Status::Upper);
+        let a = set.expand(full, &sol.a);
+        let eval = certify(&a, &sol.extra, &sol.block_duals);
+        if decides(&eval, level) || eval.width() <= settings.accuracy {
+            stats.decided_early = eval.width() > settings.accuracy;
+            return Some(Certified { eval, set, stats, block_duals: sol.block_duals, row_duals: sol.row_duals });
+        }
+        // The dual of this round is at the right theta: re-derive every status from it, and
+        // free every weight whose status it contradicts. If none is contradicted, the
+        // reduced problem was right and only its accuracy was short: solve more tightly.
+        let m = margins(full, &sol.block_duals, &sol.row_duals);
+        let contradicted = set.status().iter().zip(&m).any(|(s, &mi)| {
+            (*s == Status::Upper && mi < 0.0) || (*s == Status::Lower && mi > 0.0)
+        });
+        if contradicted {
+            let status = classify(&m, settings.margin)
+                .into_iter()
+                .zip(set.status())
+                .zip(&m)
+                .map(|((fresh, old), &mi)| {
+                    let wrong = (*old == Status::Upper && mi < 0.0) || (*old == Status::Lower && mi > 0.0);
+                    if wrong { Status::Free } else { fresh }
+                })
+                .collect();
+            set.update(full, status);
+        } else if sol.termination == Termination::Converged || sol.termination == Termination::Stopped {
+            gap_tol *= 0.01;
+        } else {
+            let all_free = vec![Status::Free; full.upper.len()];
+            set.update(full, all_free);
+        }
+    }
+    None
+}
+
+/// The active set for the next evaluation: statuses from the final duals with a margin.
+pub fn next_set(full: &Problem, mut set: ActiveSet, block_duals: &[DMatrix<f64>], row_duals: &[f64], margin: f64) -> ActiveSet {
+    let status = classify(&margins(full, block_duals, row_duals), margin);
+    set.update(full, status);
+    set
+}
