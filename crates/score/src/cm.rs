@@ -114,6 +114,21 @@ impl CertifiedMean {
         self.domain_norm_sq(theta) <= 1.0
     }
 
+    /// The steps `s` with `x + s u` in the domain (`||x + s u - c||_{Gamma^{-1}} <= 1`), or
+    /// `None` when the line misses it.
+    pub fn line_domain(&self, x: &[f64], u: &[f64]) -> Option<(f64, f64)> {
+        let l = self.gamma_chol.l();
+        let w = l.solve_lower_triangular(&(DVector::from_column_slice(x) - &self.centre)).expect("invertible");
+        let v = l.solve_lower_triangular(&DVector::from_column_slice(u)).expect("invertible");
+        let (a, b, c) = (v.norm_squared(), w.dot(&v), w.norm_squared() - 1.0);
+        let disc = b * b - a * c;
+        if !(a > 0.0) || disc < 0.0 {
+            return None;
+        }
+        let root = disc.sqrt();
+        Some(((-b - root) / a, (-b + root) / a))
+    }
+
     /// `B(theta) = [[Gamma, theta - c], [(theta - c)^T, 1]]`, `(D+1) x (D+1)`.
     pub fn b_matrix(&self, theta: &[f64]) -> DMatrix<f64> {
         let dim = self.dim();

@@ -17,6 +17,8 @@ pub enum ScoreError {
     LambdaNotPositive(f64),
     #[error("the radius must be positive and finite, got {0}")]
     RadiusNotPositive(f64),
+    #[error("invalid parameter: {0}")]
+    InvalidParameter(String),
     #[error("the SDP solver failed ({0}) even at the relaxed tolerance")]
     Solver(String),
 }

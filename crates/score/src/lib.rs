@@ -5,6 +5,7 @@
 //! - [`clarabel_backend`]: the reference backend solving both programs with clarabel;
 //! - [`fast`]: the fast interior-point backend the sampler uses, certified the same way;
 //! - [`anchor`]: minimising CM over `theta` (4.2);
+//! - [`membership`]: weak membership, chords and parallel batches over any oracle;
 //! - [`oracle`]: the [`ScoreOracle`] trait the sampler sees.
 //!
 //! Brackets are certified independently of the backend: the upper end from a primal point
@@ -15,6 +16,7 @@ pub mod cm;
 pub mod error;
 pub mod fast;
 pub mod linalg;
+pub mod membership;
 pub mod oracle;
 pub mod sp;
 
@@ -22,6 +24,7 @@ pub use anchor::{minimise_cm, Anchor, BallDomain};
 pub use clarabel_backend::{ClarabelCm, ClarabelSettings, ClarabelSp};
 pub use cm::CertifiedMean;
 pub use error::ScoreError;
+pub use membership::{chord, evaluate_batch, Chord};
 pub use fast::{FastCm, FastSettings};
 pub use oracle::{ScoreEval, ScoreOracle};
 pub use sp::Spectral;

@@ -26,7 +26,7 @@ pub fn weighted_scatter(points: &DMatrix<f64>, coeffs: &[f64]) -> DMatrix<f64> {
     for (mut col, &c) in scaled.column_iter_mut().zip(coeffs) {
         col.scale_mut(c);
     }
-    &scaled * points.transpose()
+    crate::fast::dense::mul_nt(&scaled, points)
 }
 
 /// `tr(A B)` for symmetric `A`, `B`.

@@ -45,4 +45,9 @@ pub trait ScoreOracle {
     fn backend(&self) -> &'static str;
     /// Evaluate the score at `theta` with a certified bracket.
     fn evaluate(&self, theta: &[f64]) -> Result<ScoreEval, ScoreError>;
+    /// Weak membership "is the score at `theta` at most `level`?" with the tolerance of
+    /// [`crate::membership`]. Backends override it to stop as soon as the bracket decides.
+    fn member(&self, theta: &[f64], level: f64) -> Result<bool, ScoreError> {
+        Ok(crate::membership::member_from_bracket(&self.evaluate(theta)?, level))
+    }
 }

@@ -32,6 +32,8 @@ pub struct ActiveSet {
     folded: Vec<DMatrix<f64>>,
     /// `sum_{i folded} u_i`.
     folded_mass: f64,
+    /// The margins the statuses were derived from (0 when unknown).
+    margins: Vec<f64>,
 }
 
 impl ActiveSet {
@@ -48,11 +50,20 @@ impl ActiveSet {
             .map(|(s, u)| if *s == Status::Upper { *u } else { 0.0 })
             .collect();
         let folded = full.blocks.iter().map(|b| crate::linalg::weighted_scatter(&b.points, &folded_weights)).collect();
-        ActiveSet { status, folded, folded_mass: folded_weights.iter().sum() }
+        let margins = vec![0.0; status.len()];
+        ActiveSet { status, folded, folded_mass: folded_weights.iter().sum(), margins }
     }
 
     pub fn status(&self) -> &[Status] {
         &self.status
+    }
+
+    pub fn margins(&self) -> &[f64] {
+        &self.margins
+    }
+
+    pub fn set_margins(&mut self, margins: Vec<f64>) {
+        self.margins = margins;
     }
 
     pub fn count(&self, which: Status) -> usize {
@@ -66,7 +77,9 @@ impl ActiveSet {
             .filter(|&i| (status[i] == Status::Upper) != (self.status[i] == Status::Upper))
             .collect();
         if 4 * changed.len() > status.len() {
+            let margins = std::mem::take(&mut self.margins);
             *self = Self::with_status(full, status);
+            self.margins = margins;
             return;
         }
         let coeffs: Vec<f64> = changed

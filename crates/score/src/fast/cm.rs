@@ -107,8 +107,10 @@ impl FastCm {
             return ActiveSet::all_free(full);
         }
         // The subsample's dual is on the same scale as the full one (both programs average).
-        let status = classify(&margins(full, &sol.block_duals, &[]), self.settings.cold_margin);
-        ActiveSet::with_status(full, status)
+        let m = margins(full, &sol.block_duals, &[]);
+        let mut set = ActiveSet::with_status(full, classify(&m, self.settings.cold_margin));
+        set.set_margins(m);
+        set
     }
 
     /// Evaluate with statistics; with `level`, stop as soon as the bracket decides
@@ -143,13 +145,6 @@ impl FastCm {
         );
         match certified {
             Some(c) => {
-                if std::env::var("SOSDP_DEBUG").is_ok() {
-                    let m = margins(&full, &c.block_duals, &c.row_duals);
-                    let mut hist = [0usize; 9];
-                    for v in &m { let b = if *v < -1.0 {0} else if *v < -0.3 {1} else if *v < -0.1 {2} else if *v < -0.03 {3} else if *v <= 0.03 {4} else if *v < 0.1 {5} else if *v < 0.3 {6} else if *v < 1.0 {7} else {8}; hist[b]+=1; }
-                    let ev = (&c.block_duals[0] * n).symmetric_eigenvalues();
-                    eprintln!("margins hist (<-1,-.3,-.1,-.03,|.03|,.1,.3,1,>1): {:?}  Y eig {:?}", hist, ev.as_slice());
-                }
                 if self.settings.warm_start {
                     let set = next_set(&full, c.set, &c.block_duals, &c.row_duals, self.settings.margin);
                     *self.warm.lock().unwrap_or_else(|e| e.into_inner()) = Some(set);
@@ -179,5 +174,10 @@ impl ScoreOracle for FastCm {
 
     fn evaluate(&self, theta: &[f64]) -> Result<ScoreEval, ScoreError> {
         Ok(self.evaluate_detailed(theta, None)?.0)
+    }
+
+    fn member(&self, theta: &[f64], level: f64) -> Result<bool, ScoreError> {
+        let (eval, _) = self.evaluate_detailed(theta, Some(level))?;
+        Ok(crate::membership::member_from_bracket(&eval, level))
     }
 }

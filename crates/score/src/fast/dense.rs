@@ -94,6 +94,21 @@ pub fn syrk(a: &DMatrix<f64>, transpose: bool, alpha: f64, beta: f64, c: &mut DM
     }
 }
 
+/// `A B^T` (BLAS `dgemm`), without forming `B^T`.
+pub fn mul_nt(a: &DMatrix<f64>, b: &DMatrix<f64>) -> DMatrix<f64> {
+    assert_eq!(a.ncols(), b.ncols(), "mul_nt: inner dimensions differ");
+    let (m, n, k) = (a.nrows(), b.nrows(), a.ncols());
+    let mut c = DMatrix::zeros(m, n);
+    if m == 0 || n == 0 || k == 0 {
+        return c;
+    }
+    // SAFETY: column-major buffers; a is m x k (lda m), b is n x k (ldb n), c is m x n.
+    unsafe {
+        blas::dgemm(b'N', b'T', m as i32, n as i32, k as i32, 1.0, a.as_slice(), m as i32, b.as_slice(), n as i32, 0.0, c.as_mut_slice(), m as i32)
+    };
+    c
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -110,5 +125,7 @@ mod tests {
         let r = &c * nalgebra::DVector::from_vec(x) - nalgebra::DVector::from_vec(vec![1.0, 2.0, 3.0, 4.0]);
         assert!(r.norm() < 1e-10);
         assert!(Cholesky::new(-DMatrix::<f64>::identity(3, 3)).is_none());
+        let b = DMatrix::from_fn(3, 4, |i, j| (i + 2 * j) as f64);
+        assert!((mul_nt(&a, &b) - &a * b.transpose()).norm() < 1e-12);
     }
 }

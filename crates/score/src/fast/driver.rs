@@ -89,15 +89,24 @@ pub fn solve_certified(
     certify: impl Fn(&[f64], &[f64], &[DMatrix<f64>]) -> ScoreEval,
 ) -> Option<Certified> {
     let mut stats = EvalStats::default();
-    let mut gap_tol = 0.05 * settings.accuracy / map.scale;
-    for _ in 0..settings.max_rounds {
+    let mut gap_tol = 0.25 * settings.accuracy / map.scale;
+    for round in 0..settings.max_rounds {
+        if round + 1 == settings.max_rounds && set.count(Status::Free) < full.upper.len() {
+            // Last round: the full problem.
+            set.update(full, vec![Status::Free; full.upper.len()]);
+        }
         let reduced = set.reduce(full);
         if !reduced_ok(&reduced) {
-            if std::env::var("SOSDP_DEBUG").is_ok() { eprintln!("reduced not ok: folded {}", set.count(Status::Upper)); }
-            if set.count(Status::Upper) == 0 {
+            // The fold alone violates an LMI: free the folded half with the smallest margins.
+            let mut folded: Vec<usize> = (0..full.upper.len()).filter(|&i| set.status()[i] == Status::Upper).collect();
+            if folded.is_empty() {
                 return None;
             }
-            let status = set.status().iter().map(|s| if *s == Status::Upper { Status::Free } else { *s }).collect();
+            folded.sort_by(|&i, &j| set.margins()[i].total_cmp(&set.margins()[j]));
+            let mut status = set.status().to_vec();
+            for &i in &folded[..folded.len().div_ceil(2)] {
+                status[i] = Status::Free;
+            }
             set.update(full, status);
             continue;
         }
@@ -114,9 +123,6 @@ pub fn solve_certified(
                 p.primal_residual < 1e-7 && p.dual_residual < 1e-7 && (lo > k + margin || hi < k - margin)
             })
         });
-        if std::env::var("SOSDP_DEBUG").is_ok() {
-            eprintln!("round: free {} folded {} term {:?} iters {} pobj {:.6e} dobj {:.6e}", reduced.upper.len(), set.count(Status::Upper), sol.termination, sol.iterations, sol.primal_objective, sol.dual_objective);
-        }
         stats.iterations += sol.iterations;
         stats.rounds += 1;
         stats.free = reduced.upper.len();
@@ -135,17 +141,21 @@ pub fn solve_certified(
             (*s == Status::Upper && mi < 0.0) || (*s == Status::Lower && mi > 0.0)
         });
         if contradicted {
-            let status = classify(&m, settings.margin)
+            // First repair: re-derive all statuses; later ones only free the contradicted
+            // weights, so that the free set grows and the rounds cannot cycle.
+            let fresh = if round == 0 { classify(&m, settings.margin) } else { set.status().to_vec() };
+            let status = fresh
                 .into_iter()
                 .zip(set.status())
                 .zip(&m)
-                .map(|((fresh, old), &mi)| {
+                .map(|((fresh, old), &mi): ((Status, &Status), &f64)| {
                     let wrong = (*old == Status::Upper && mi < 0.0) || (*old == Status::Lower && mi > 0.0);
                     if wrong { Status::Free } else { fresh }
                 })
                 .collect();
             set.update(full, status);
-        } else if sol.termination == Termination::Converged || sol.termination == Termination::Stopped {
+            set.set_margins(m);
+        } else if matches!(sol.termination, Termination::Converged | Termination::Stopped) {
             gap_tol *= 0.01;
         } else {
             let all_free = vec![Status::Free; full.upper.len()];
@@ -157,7 +167,8 @@ pub fn solve_certified(
 
 /// The active set for the next evaluation: statuses from the final duals with a margin.
 pub fn next_set(full: &Problem, mut set: ActiveSet, block_duals: &[DMatrix<f64>], row_duals: &[f64], margin: f64) -> ActiveSet {
-    let status = classify(&margins(full, block_duals, row_duals), margin);
-    set.update(full, status);
+    let m = margins(full, block_duals, row_duals);
+    set.update(full, classify(&m, margin));
+    set.set_margins(m);
     set
 }

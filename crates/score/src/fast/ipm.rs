@@ -88,6 +88,9 @@ pub enum Termination {
     /// The caller's progress callback asked to stop.
     Stopped,
     MaxIterations,
+    /// Progress stopped (iteration limit, loss of accuracy or a numerical failure) after an
+    /// accurate iterate was reached: the solution is the accurate iterate with the smallest gap.
+    Stalled,
     /// A scaling or Newton matrix lost positive definiteness.
     NumericalError,
 }
@@ -451,7 +454,7 @@ impl Normal {
         } else {
             let mut m = DMatrix::from_diagonal(&DVector::from_column_slice(&dg));
             for p in &scaled {
-                let gram = p.transpose() * p;
+                let gram = p.tr_mul(p);
                 m += gram.component_mul(&gram);
             }
             for (j, row) in problem.rows.iter().enumerate() {
@@ -496,7 +499,7 @@ impl Normal {
             }
             let mut aa_inv_at = m_at.clone();
             normal.solve_aa(&mut aa_inv_at);
-            let schur = &m_tt - m_at.transpose() * &aa_inv_at;
+            let schur = &m_tt - m_at.tr_mul(&aa_inv_at);
             normal.schur_t = Some(Cholesky::new(sym(schur))?);
             normal.m_tt = m_tt;
             normal.m_at = m_at;
@@ -517,7 +520,7 @@ impl Normal {
                 }
                 let mut u = f * &*rhs;
                 inner.solve_in_place(&mut u);
-                let mut corr = f.transpose() * u;
+                let mut corr = f.tr_mul(&u);
                 for (mut col, d) in corr.row_iter_mut().zip(&self.dg) {
                     col /= *d;
                 }
@@ -534,11 +537,11 @@ impl Normal {
             AaSolver::Dense(m, _) => m * &da,
             AaSolver::Woodbury { f, .. } => {
                 let fx = f * &da;
-                f.transpose() * fx + DVector::from_iterator(da.len(), da.iter().zip(&self.dg).map(|(v, d)| v * d))
+                f.tr_mul(&fx) + DVector::from_iterator(da.len(), da.iter().zip(&self.dg).map(|(v, d)| v * d))
             }
         };
         ya += &self.m_at * &dt;
-        let yt = self.m_at.transpose() * &da + &self.m_tt * &dt;
+        let yt = self.m_at.tr_mul(&da) + &self.m_tt * &dt;
         XVec { a: ya.as_slice().to_vec(), t: yt.as_slice().to_vec() }
     }
 
@@ -547,7 +550,7 @@ impl Normal {
     fn solve(&self, ra: &[f64], rt: &[f64]) -> XVec {
         let mut x = self.solve_once(ra, rt);
         let norm = ra.iter().chain(rt).fold(0.0f64, |m, v| m.max(v.abs()));
-        for _ in 0..4 {
+        for _ in 0..8 {
             let mx = self.apply(&x);
             let res_a: Vec<f64> = ra.iter().zip(&mx.a).map(|(r, m)| r - m).collect();
             let res_t: Vec<f64> = rt.iter().zip(&mx.t).map(|(r, m)| r - m).collect();
@@ -582,6 +585,7 @@ fn svec_len(p: usize) -> usize {
 }
 
 /// Primal iterate plus slacks and duals.
+#[derive(Clone)]
 struct Iterate {
     x: XVec,
     s: ConeVec,
@@ -604,6 +608,10 @@ pub fn solve(
     let c_scale = 1.0 + c.a.iter().chain(&c.t).fold(0.0f64, |m, x| m.max(x.abs()));
     let mut termination = Termination::MaxIterations;
     let mut iterations = 0;
+    // The iterate with the smallest gap among those with small residuals: returned when
+    // the method stalls (late Newton systems lose accuracy when the box duals span many
+    // decades, which shows as a growing dual residual).
+    let mut best: Option<(f64, Iterate)> = None;
     for iter in 0..=settings.max_iter {
         iterations = iter;
         let mut rp = problem.g(&it.x);
@@ -627,14 +635,12 @@ pub fn solve(
             primal_residual: res_p,
             dual_residual: res_d,
         };
-        if std::env::var("SOSDP_DEBUG2").is_ok() {
-            eprintln!("  it {iter}: pobj {pobj:.8e} dobj {dobj:.8e} gap {gap:.2e} rp {res_p:.2e} rd {res_d:.2e}");
-        }
         if !(gap.is_finite() && pobj.is_finite() && dobj.is_finite()) {
             termination = Termination::NumericalError;
             break;
         }
-        if gap <= settings.gap_tol && res_p <= settings.feas_tol && res_d <= settings.feas_tol {
+        let accurate = res_p <= settings.feas_tol && res_d <= settings.feas_tol;
+        if accurate && gap <= settings.gap_tol {
             termination = Termination::Converged;
             break;
         }
@@ -642,7 +648,11 @@ pub fn solve(
             termination = Termination::Stopped;
             break;
         }
-        if iter == settings.max_iter {
+        if accurate && best.as_ref().is_none_or(|(g, _)| gap < *g) {
+            best = Some((gap, it.clone()));
+        }
+        let stalled = best.is_some() && res_d > 1e3 * settings.feas_tol;
+        if iter == settings.max_iter || stalled {
             break;
         }
         let Some(step) = newton_step(problem, &it, &rp, &rd, gap / degree) else {
@@ -650,6 +660,12 @@ pub fn solve(
             break;
         };
         it = step;
+    }
+    if matches!(termination, Termination::MaxIterations | Termination::NumericalError) {
+        if let Some((_, b)) = best {
+            it = b;
+            termination = Termination::Stalled;
+        }
     }
     let pobj = dotv(&c.a, &it.x.a) + dotv(&c.t, &it.x.t);
     let dobj = -h.dot(&it.z);

@@ -1,0 +1,132 @@
+//! The fast backend against the clarabel reference (MATH.md 3.2): agreement of certified
+//! scores, weak membership with early stopping, chords, and parallel batches.
+mod common;
+
+use common::{normal_vec, random_theta, rng};
+use nalgebra::DMatrix;
+use sosdp_eval::{Adversary, CorruptedSample};
+use sosdp_score::{chord, evaluate_batch, CertifiedMean, ClarabelCm, FastCm, ScoreOracle};
+
+fn instance(seed: u64, n: usize, d: usize, g: f64) -> CertifiedMean {
+    let mut r = rng(seed);
+    let mean: Vec<f64> = normal_vec(&mut r, d).iter().map(|x| 0.3 * x).collect();
+    let adversary = Adversary::ShiftedCluster { distance: 4.0, axis: 0, spread: 0.1 };
+    let data = CorruptedSample::identity_covariance(&mut r, n, &mean, 0.05, &adversary).data;
+    CertifiedMean::new(&data, &vec![0.0; d], &(DMatrix::identity(d, d) * g)).unwrap()
+}
+
+/// Agreement within 1e-6 n (issue target) on random instances and thetas at all depths of the
+/// domain, cold and along a warm chain; both brackets must overlap.
+#[test]
+fn fast_agrees_with_clarabel() {
+    let mut checked = 0;
+    let mut interior = 0;
+    for (seed, n, d) in [(1u64, 1000usize, 2usize), (2, 1000, 4), (3, 1200, 6)] {
+        let g = 1.5;
+        let cm = instance(seed, n, d, g);
+        let fast = FastCm::new(cm.clone());
+        let reference = ClarabelCm::new(cm);
+        let mut r = rng(100 + seed);
+        for k in 0..8 {
+            if k % 2 == 0 {
+                fast.reset();
+            }
+            let theta = random_theta(&mut r, d, g, 0.1 + 0.85 * (k as f64) / 8.0);
+            let a = fast.evaluate(&theta).unwrap();
+            let b = reference.evaluate(&theta).unwrap();
+            assert!((a.score - b.score).abs() <= 1e-6 * n as f64, "n {n} d {d} theta {theta:?}: fast {a:?} clarabel {b:?}");
+            assert!(a.lower <= b.upper + 1e-9 && b.lower <= a.upper + 1e-9, "brackets disjoint: {a:?} {b:?}");
+            assert!(a.width() <= 1e-3);
+            checked += 1;
+            if a.score > 1.0 && a.score < n as f64 - 1.0 {
+                interior += 1;
+            }
+        }
+    }
+    assert_eq!(checked, 24);
+    assert!(interior >= 16, "too few interior scores ({interior}) for the test to mean anything");
+}
+
+/// Outside the CM domain both backends report the "infinite" value n.
+#[test]
+fn fast_reports_outside_domain() {
+    let cm = instance(4, 400, 3, 1.2);
+    let fast = FastCm::new(cm);
+    let e = fast.evaluate(&[2.0, 0.0, 0.0]).unwrap();
+    assert!(!e.in_domain);
+    assert_eq!(e.score, 400.0);
+    assert!(fast.evaluate(&[f64::NAN, 0.0, 0.0]).is_err());
+    assert!(fast.evaluate(&[0.0, 0.0]).is_err());
+}
+
+/// Early-stopped membership answers match the full bracket whenever the score is more than
+/// the accuracy away from the level.
+#[test]
+fn membership_matches_full_evaluation() {
+    let (n, d, g) = (1000, 4, 1.5);
+    let cm = instance(5, n, d, g);
+    let fast = FastCm::new(cm.clone());
+    let reference = ClarabelCm::new(cm);
+    let mut r = rng(55);
+    let mut decided = 0;
+    for k in 0..6 {
+        let theta = random_theta(&mut r, d, g, 0.2 + 0.1 * k as f64);
+        let s = reference.evaluate(&theta).unwrap().score;
+        for offset in [-5.0, -0.5, -0.01, 0.01, 0.5, 5.0] {
+            let level = s + offset;
+            let answer = fast.member(&theta, level).unwrap();
+            assert_eq!(answer, offset > 0.0, "score {s}, level {level}");
+            decided += 1;
+        }
+    }
+    assert_eq!(decided, 36);
+}
+
+/// Chord endpoints: just inside has score <= level (+ accuracy), just outside has score
+/// > level (- accuracy), checked with the reference backend.
+#[test]
+fn chords_bracket_the_level_set() {
+    let (n, d, g) = (800, 3, 1.5);
+    let cm = instance(6, n, d, g);
+    let fast = FastCm::new(cm.clone());
+    let reference = ClarabelCm::new(cm.clone());
+    let mut r = rng(66);
+    let x = vec![0.0; d];
+    let level = reference.evaluate(&x).unwrap().score + 30.0;
+    let tol = 1e-4;
+    for _ in 0..4 {
+        let u: Vec<f64> = {
+            let v = normal_vec(&mut r, d);
+            let norm = v.iter().map(|a| a * a).sum::<f64>().sqrt();
+            v.iter().map(|a| a / norm).collect()
+        };
+        let range = cm.line_domain(&x, &u).unwrap();
+        let c = chord(&fast, &x, &u, level, range, tol).unwrap();
+        assert!(c.lo < 0.0 && c.hi > 0.0 && c.queries > 2);
+        for (end, limit) in [(c.hi, range.1), (c.lo, range.0)] {
+            let dir = end.signum();
+            let inside: Vec<f64> = x.iter().zip(&u).map(|(a, b)| a + (end - dir * 2.0 * tol) * b).collect();
+            assert!(reference.evaluate(&inside).unwrap().score <= level + 1e-3);
+            if (end - limit).abs() > tol {
+                let outside: Vec<f64> = x.iter().zip(&u).map(|(a, b)| a + (end + dir * 2.0 * tol) * b).collect();
+                assert!(reference.evaluate(&outside).unwrap().score > level - 1e-3);
+            }
+        }
+    }
+}
+
+/// A parallel batch returns the same certified scores as sequential evaluation.
+#[test]
+fn batch_matches_sequential() {
+    let (n, d, g) = (600, 3, 1.5);
+    let cm = instance(7, n, d, g);
+    let fast = FastCm::new(cm);
+    let mut r = rng(77);
+    let thetas: Vec<Vec<f64>> = (0..6).map(|k| random_theta(&mut r, d, g, 0.15 * (k + 1) as f64)).collect();
+    let batch = evaluate_batch(&fast, &thetas);
+    for (theta, b) in thetas.iter().zip(batch) {
+        let b = b.unwrap();
+        let s = fast.evaluate(theta).unwrap();
+        assert!((b.score - s.score).abs() <= 1e-3, "{b:?} vs {s:?}");
+    }
+}
