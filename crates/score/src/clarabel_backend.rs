@@ -232,17 +232,11 @@ impl ScoreOracle for ClarabelSp {
         let Some(factor) = s.factor.as_ref() else {
             return Ok(ScoreEval::outside(sp.max_score()));
         };
-        let l = factor.chol.l();
         let (p, upper, lower) = self.program(&factor.whitened, &factor.caps);
         let n = sp.n();
-        let unwhiten = |yw: DMatrix<f64>| {
-            let half = l.transpose().solve_upper_triangular(&yw).expect("invertible");
-            let full = l.transpose().solve_upper_triangular(&half.transpose()).expect("invertible");
-            (&full + full.transpose()) * 0.5
-        };
         let (eval, _) = solve_certified(&self.settings, &p, |sol| {
-            let y1 = unwhiten(block_matrix(&upper, &sol.z));
-            let y2 = unwhiten(block_matrix(&lower, &sol.z));
+            let y1 = factor.unwhiten(&block_matrix(&upper, &sol.z));
+            let y2 = factor.unwhiten(&block_matrix(&lower, &sol.z));
             sp.certify(&s, &sol.x[..n], sol.x[n], &y1, &y2)
         })?;
         Ok(eval)

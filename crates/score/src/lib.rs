@@ -25,6 +25,6 @@ pub use clarabel_backend::{ClarabelCm, ClarabelSettings, ClarabelSp};
 pub use cm::CertifiedMean;
 pub use error::ScoreError;
 pub use membership::{chord, evaluate_batch, Chord};
-pub use fast::{FastCm, FastSettings};
+pub use fast::{FastCm, FastSettings, FastSp};
 pub use oracle::{ScoreEval, ScoreOracle};
 pub use sp::Spectral;

@@ -50,6 +50,16 @@ pub struct Factor {
     pub caps: Vec<f64>,
 }
 
+impl Factor {
+    /// Map a dual `Yw` of the whitened LMIs back: `L^{-T} Yw L^{-1}` (symmetrised).
+    pub fn unwhiten(&self, yw: &DMatrix<f64>) -> DMatrix<f64> {
+        let l = self.chol.l();
+        let half = l.transpose().solve_upper_triangular(yw).expect("invertible");
+        let full = l.transpose().solve_upper_triangular(&half.transpose()).expect("invertible");
+        (&full + full.transpose()) * 0.5
+    }
+}
+
 impl Spectral {
     /// Validate and store the data: `points` is `n x d` (one centred record per row),
     /// `lambda > 0` the leverage cap, `width` (gamma) in `(0, 1)`.

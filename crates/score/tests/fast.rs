@@ -32,7 +32,8 @@ fn fast_agrees_with_clarabel() {
                 fast.reset();
             }
             let theta = random_theta(&mut r, d, g, 0.1 + 0.85 * (k as f64) / 8.0);
-            let a = fast.evaluate(&theta).unwrap();
+            let (a, stats) = fast.evaluate_detailed(&theta, None).unwrap();
+            assert!(!stats.fallback && stats.iterations > 0, "the fast path must answer: {stats:?}");
             let b = reference.evaluate(&theta).unwrap();
             assert!((a.score - b.score).abs() <= 1e-6 * n as f64, "n {n} d {d} theta {theta:?}: fast {a:?} clarabel {b:?}");
             assert!(a.lower <= b.upper + 1e-9 && b.lower <= a.upper + 1e-9, "brackets disjoint: {a:?} {b:?}");
@@ -129,4 +130,34 @@ fn batch_matches_sequential() {
         let s = fast.evaluate(theta).unwrap();
         assert!((b.score - s.score).abs() <= 1e-3, "{b:?} vs {s:?}");
     }
+}
+
+/// SP on the fast backend agrees with clarabel within 1e-6 n at matrices near and far from
+/// the covariance (cold and warm), with overlapping brackets.
+#[test]
+fn fast_sp_agrees_with_clarabel() {
+    use common::{random_spd, small_data};
+    use sosdp_score::{ClarabelSp, FastSp, Spectral};
+    let mut interior = 0;
+    for (seed, n, d) in [(11u64, 800usize, 2usize), (12, 1000, 4)] {
+        let mut r = rng(seed);
+        let data = small_data(&mut r, n, d);
+        let sp = Spectral::new(&data, 2.0 + 2.0 * d as f64, 0.3).unwrap();
+        let fast = FastSp::new(sp.clone());
+        let reference = ClarabelSp::new(sp);
+        for k in 0..6 {
+            let (lo, hi) = [(0.8, 1.3), (0.5, 2.0), (0.3, 4.0)][k % 3];
+            let s = random_spd(&mut r, d, lo, hi);
+            let theta = Spectral::theta_of(&s);
+            let (a, stats) = fast.evaluate_detailed(&theta, None).unwrap();
+            assert!(!stats.fallback, "the fast path must answer: {stats:?}");
+            let b = reference.evaluate(&theta).unwrap();
+            assert!((a.score - b.score).abs() <= 1e-6 * n as f64, "n {n} d {d}: fast {a:?} clarabel {b:?}");
+            assert!(a.lower <= b.upper + 1e-9 && b.lower <= a.upper + 1e-9, "brackets disjoint: {a:?} {b:?}");
+            if a.score > 1.0 && a.score < fast.max_score() - 1.0 {
+                interior += 1;
+            }
+        }
+    }
+    assert!(interior >= 6, "too few interior scores ({interior})");
 }

@@ -3,14 +3,13 @@
 //! undecided weights by the active set of [`super::active_set`], certified by
 //! [`CertifiedMean::certify`] exactly like the reference backend.
 //!
-//! Cold start: the same program on a fixed, evenly spaced subsample of `subsample` points
-//! (weights `1/n_s`) estimates the dual `Y`; its margins `zh_i^T Y zh_i - 1` seed the active
-//! set. Warm start: the active set (and its folded matrix) of the previous evaluation. If the
+//! Cold start: the same program on a fixed, evenly spaced subsample estimates the dual `Y`;
+//! its margins `zh_i^T Y zh_i - 1` seed the active set ([`super::driver::cold_set`]). Warm start: the active set (and its folded matrix) of the previous evaluation. If the
 //! repair rounds fail, the evaluation falls back to the clarabel reference backend, which
 //! computes the same certified quantity.
-use super::active_set::{classify, margins, ActiveSet};
-use super::driver::{next_set, solve_certified, EvalStats, FastSettings, ScoreMap};
-use super::ipm::{self, LmiBlock, Problem};
+use super::active_set::ActiveSet;
+use super::driver::{cold_set, next_set, solve_certified, EvalStats, FastSettings, ScoreMap};
+use super::ipm::{LmiBlock, Problem};
 use crate::clarabel_backend::ClarabelCm;
 use crate::cm::CertifiedMean;
 use crate::linalg::min_eigenvalue;
@@ -80,39 +79,6 @@ impl FastCm {
         }
     }
 
-    /// Active set from the program on an evenly spaced subsample.
-    fn cold_set(&self, full: &Problem) -> ActiveSet {
-        let n = full.upper.len();
-        let ns = self.settings.subsample.min(n);
-        if ns == n || ns == 0 {
-            return ActiveSet::all_free(full);
-        }
-        let idx: Vec<usize> = (0..ns).map(|k| k * n / ns).collect();
-        let block = &full.blocks[0];
-        let sub = Problem {
-            upper: Cow::Owned(vec![1.0; ns]),
-            cost_a: -1.0 / ns as f64,
-            cost_extra: vec![],
-            blocks: vec![LmiBlock {
-                constant: block.constant.clone(),
-                sign: 1.0,
-                points: Cow::Owned(block.points.select_columns(&idx) * (n as f64 / ns as f64).sqrt()),
-                extra: vec![],
-            }],
-            rows: vec![],
-        };
-        let settings = ipm::Settings { gap_tol: 1e-3, feas_tol: 1e-6, max_iter: 60 };
-        let sol = ipm::solve(&sub, &vec![0.5; ns], &[], &settings, |_| false);
-        if sol.termination == ipm::Termination::NumericalError {
-            return ActiveSet::all_free(full);
-        }
-        // The subsample's dual is on the same scale as the full one (both programs average).
-        let m = margins(full, &sol.block_duals, &[]);
-        let mut set = ActiveSet::with_status(full, classify(&m, self.settings.cold_margin));
-        set.set_margins(m);
-        set
-    }
-
     /// Evaluate with statistics; with `level`, stop as soon as the bracket decides
     /// "score <= level" (the bracket may then be wider than the accuracy).
     pub fn evaluate_detailed(&self, theta: &[f64], level: Option<f64>) -> Result<(ScoreEval, EvalStats), ScoreError> {
@@ -130,7 +96,7 @@ impl FastCm {
         };
         let start = match warm {
             Some(set) if set.status().len() == full.upper.len() => set,
-            _ => self.cold_set(&full),
+            _ => cold_set(&full, &self.settings, &[]),
         };
         let certified = solve_certified(
             &full,
@@ -153,7 +119,7 @@ impl FastCm {
             }
             None => {
                 let eval = self.reference.evaluate(theta)?;
-                Ok((eval, EvalStats { rounds: self.settings.max_rounds, ..EvalStats::default() }))
+                Ok((eval, EvalStats { rounds: self.settings.max_rounds, fallback: true, ..EvalStats::default() }))
             }
         }
     }

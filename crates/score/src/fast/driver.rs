@@ -2,7 +2,8 @@
 //! active set's reduced problem, expansion to all weights, certification on the full problem,
 //! and repair rounds that free every weight whose status the final dual contradicts.
 use super::active_set::{classify, margins, ActiveSet, Status};
-use super::ipm::{self, Problem, Termination};
+use super::ipm::{self, LmiBlock, Problem, Termination};
+use std::borrow::Cow;
 use crate::oracle::ScoreEval;
 use nalgebra::DMatrix;
 
@@ -43,6 +44,8 @@ pub struct EvalStats {
     pub folded: usize,
     /// Stopped as soon as the bracket decided a membership query.
     pub decided_early: bool,
+    /// The repair rounds failed and the reference backend answered.
+    pub fallback: bool,
 }
 
 /// How a problem maps onto the score: `score = offset + scale * objective` (objective of the
@@ -169,6 +172,45 @@ pub fn solve_certified(
 pub fn next_set(full: &Problem, mut set: ActiveSet, block_duals: &[DMatrix<f64>], row_duals: &[f64], margin: f64) -> ActiveSet {
     let m = margins(full, block_duals, row_duals);
     set.update(full, classify(&m, margin));
+    set.set_margins(m);
+    set
+}
+
+/// Active set for a cold evaluation: solve the program on a fixed, evenly spaced subsample
+/// of `settings.subsample` weights, rescaled so that it estimates the same dual (costs and
+/// row coefficients per weight times `n / n_s`, points times `sqrt(n / n_s)`), and classify
+/// every weight by its margin under that dual with `settings.cold_margin`.
+pub fn cold_set(full: &Problem, settings: &FastSettings, t0: &[f64]) -> ActiveSet {
+    let n = full.upper.len();
+    let ns = settings.subsample.min(n);
+    if ns == n || ns == 0 {
+        return ActiveSet::all_free(full);
+    }
+    let idx: Vec<usize> = (0..ns).map(|k| k * n / ns).collect();
+    let ratio = n as f64 / ns as f64;
+    let sub = Problem {
+        upper: Cow::Owned(idx.iter().map(|&i| full.upper[i]).collect()),
+        cost_a: full.cost_a * ratio,
+        cost_extra: full.cost_extra.clone(),
+        blocks: full
+            .blocks
+            .iter()
+            .map(|b| LmiBlock {
+                constant: b.constant.clone(),
+                sign: b.sign,
+                points: Cow::Owned(b.points.select_columns(&idx) * ratio.sqrt()),
+                extra: b.extra.clone(),
+            })
+            .collect(),
+        rows: full.rows.iter().map(|r| ipm::LinearRow { a_coeff: r.a_coeff * ratio, ..r.clone() }).collect(),
+    };
+    let a0: Vec<f64> = sub.upper.iter().map(|u| 0.5 * u).collect();
+    let sol = ipm::solve(&sub, &a0, t0, &ipm::Settings { gap_tol: 1e-3, feas_tol: 1e-6, max_iter: 60 }, |_| false);
+    if sol.termination == Termination::NumericalError {
+        return ActiveSet::all_free(full);
+    }
+    let m = margins(full, &sol.block_duals, &sol.row_duals);
+    let mut set = ActiveSet::with_status(full, classify(&m, settings.cold_margin));
     set.set_margins(m);
     set
 }

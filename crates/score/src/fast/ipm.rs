@@ -482,9 +482,9 @@ impl Normal {
                 .collect();
             for kk in 0..k {
                 let mut col: Vec<f64> = vec![0.0; n];
-                for (p, ts) in scaled.iter().zip(&t_scaled) {
+                for ((p, ts), b) in scaled.iter().zip(&t_scaled).zip(&problem.blocks) {
                     for (c, q) in col.iter_mut().zip(quad_forms(p, &ts[kk])) {
-                        *c += q;
+                        *c += b.sign * q;
                     }
                 }
                 let row_part: f64 =

@@ -8,12 +8,14 @@
 //! - [`active_set`]: folding weights at their bounds into constants;
 //! - [`driver`]: reduced solve, certification and repair rounds, shared by CM and SP;
 //! - [`dense`]: LAPACK/BLAS kernels;
-//! - [`cm`]: the CM oracle.
+//! - [`cm`], [`sp`]: the CM and SP oracles.
 pub mod active_set;
 pub mod cm;
 pub mod dense;
 pub mod driver;
 pub mod ipm;
+pub mod sp;
 
 pub use cm::FastCm;
 pub use driver::{EvalStats, FastSettings};
+pub use sp::FastSp;

@@ -1,0 +1,141 @@
+//! The fast SP backend (MATH.md 2.2, 3.2): the interior-point method of [`super::ipm`] on the
+//! two-LMI program written after whitening by `S = L L^T` (`w_i = L^{-1} x_i`, as in the
+//! reference backend), with `tau = t / n`:
+//!
+//! ```text
+//! minimise tau  s.t.  0 <= a_i <= u_i(S),   tau - 1 + sum_i a_i / n >= 0,
+//!                     (1 + gamma) I - sum_i (a_i / n) w_i w_i^T ⪰ 0,
+//!                     sum_i (a_i / n) w_i w_i^T + lambda tau I - (1 - gamma) I ⪰ 0.
+//! ```
+//!
+//! Certified by [`Spectral::certify`] with the duals mapped back through `L`. The active set
+//! carries over between evaluations as statuses only (the whitened points change with `S`,
+//! so the fold is recomputed per evaluation). Falls back to the clarabel reference backend
+//! when the repair rounds fail.
+use super::active_set::{ActiveSet, Status};
+use super::driver::{cold_set, next_set, solve_certified, EvalStats, FastSettings, ScoreMap};
+use super::ipm::{LinearRow, LmiBlock, Problem};
+use crate::clarabel_backend::ClarabelSp;
+use crate::linalg::min_eigenvalue;
+use crate::oracle::{ScoreEval, ScoreOracle};
+use crate::sp::Spectral;
+use crate::ScoreError;
+use nalgebra::DMatrix;
+use std::borrow::Cow;
+use std::sync::Mutex;
+
+/// The SP score on the fast interior-point backend; `theta = svec(S)`.
+#[derive(Debug)]
+pub struct FastSp {
+    reference: ClarabelSp,
+    settings: FastSettings,
+    warm: Mutex<Option<Vec<Status>>>,
+}
+
+impl Clone for FastSp {
+    fn clone(&self) -> Self {
+        FastSp { reference: self.reference.clone(), settings: self.settings.clone(), warm: Mutex::new(None) }
+    }
+}
+
+impl FastSp {
+    /// The backend for `problem` (sets OpenBLAS to one thread, see [`super::FastCm::new`]).
+    pub fn new(problem: Spectral) -> Self {
+        sosdp_openblas::set_num_threads(1);
+        FastSp { reference: ClarabelSp::new(problem), settings: FastSettings::default(), warm: Mutex::new(None) }
+    }
+
+    pub fn with_settings(mut self, settings: FastSettings) -> Self {
+        self.settings = settings;
+        self
+    }
+
+    pub fn problem(&self) -> &Spectral {
+        self.reference.problem()
+    }
+
+    /// Forget the warm-start state.
+    pub fn reset(&self) {
+        *self.warm.lock().unwrap_or_else(|e| e.into_inner()) = None;
+    }
+
+    /// Evaluate with statistics; with `level`, stop as soon as the bracket decides.
+    pub fn evaluate_detailed(&self, theta: &[f64], level: Option<f64>) -> Result<(ScoreEval, EvalStats), ScoreError> {
+        let sp = self.problem();
+        let s = sp.candidate(theta)?;
+        let Some(factor) = s.factor.as_ref() else {
+            return Ok((ScoreEval::outside(sp.max_score()), EvalStats::default()));
+        };
+        let (n, d) = (sp.n() as f64, sp.d());
+        let (g, lambda) = (sp.width(), sp.lambda());
+        let points = &factor.whitened / n.sqrt();
+        let eye = DMatrix::<f64>::identity(d, d);
+        let full = Problem {
+            upper: Cow::Borrowed(&factor.caps),
+            cost_a: 0.0,
+            cost_extra: vec![1.0],
+            blocks: vec![
+                LmiBlock { constant: &eye * (1.0 + g), sign: 1.0, points: Cow::Borrowed(&points), extra: vec![DMatrix::zeros(d, d)] },
+                LmiBlock { constant: &eye * -(1.0 - g), sign: -1.0, points: Cow::Borrowed(&points), extra: vec![&eye * -lambda] },
+            ],
+            rows: vec![LinearRow { h: -1.0, a_coeff: -1.0 / n, extra: vec![-1.0] }],
+        };
+        let t0 = [1.0 + (1.0 - g) / lambda];
+        let warm = if self.settings.warm_start { self.warm.lock().unwrap_or_else(|e| e.into_inner()).take() } else { None };
+        let start = match warm {
+            Some(status) if status.len() == sp.n() => ActiveSet::with_status(&full, status),
+            _ => cold_set(&full, &self.settings, &t0),
+        };
+        let certified = solve_certified(
+            &full,
+            start,
+            &self.settings,
+            &ScoreMap { offset: 0.0, scale: n },
+            level,
+            |reduced| min_eigenvalue(&reduced.blocks[0].constant) > 0.0,
+            |_| t0.to_vec(),
+            // The IPM minimises tau = t / n: the certificate's duals (objective t) are n Z.
+            |a, tau, duals| {
+                let y1 = factor.unwhiten(&(&duals[0] * n));
+                let y2 = factor.unwhiten(&(&duals[1] * n));
+                sp.certify(&s, a, n * tau[0], &y1, &y2)
+            },
+        );
+        match certified {
+            Some(c) => {
+                if self.settings.warm_start {
+                    let set = next_set(&full, c.set, &c.block_duals, &c.row_duals, self.settings.margin);
+                    *self.warm.lock().unwrap_or_else(|e| e.into_inner()) = Some(set.status().to_vec());
+                }
+                Ok((c.eval, c.stats))
+            }
+            None => {
+                let eval = self.reference.evaluate(theta)?;
+                Ok((eval, EvalStats { rounds: self.settings.max_rounds, fallback: true, ..EvalStats::default() }))
+            }
+        }
+    }
+}
+
+impl ScoreOracle for FastSp {
+    fn dim(&self) -> usize {
+        self.problem().dim()
+    }
+
+    fn max_score(&self) -> f64 {
+        self.problem().max_score()
+    }
+
+    fn backend(&self) -> &'static str {
+        "fast"
+    }
+
+    fn evaluate(&self, theta: &[f64]) -> Result<ScoreEval, ScoreError> {
+        Ok(self.evaluate_detailed(theta, None)?.0)
+    }
+
+    fn member(&self, theta: &[f64], level: f64) -> Result<bool, ScoreError> {
+        let (eval, _) = self.evaluate_detailed(theta, Some(level))?;
+        Ok(crate::membership::member_from_bracket(&eval, level))
+    }
+}
