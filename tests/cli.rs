@@ -110,3 +110,39 @@ fn bad_input_is_rejected_with_one_clear_line() {
     assert_rejected(&spectral(&data, &dir.file("asym.csv", "1,0.5\n0,1\n"), "4", "0.5"), "not symmetric");
     assert_rejected(&spectral(&dir.file("nan2.csv", "nan,1\n"), &s, "4", "0.5"), "not finite");
 }
+
+#[test]
+fn bench_score_prints_one_json_line() {
+    let out = sosdp(&["bench", "score", "--n", "300", "--dim", "3", "--reps", "3"]);
+    assert!(out.status.success(), "stderr: {}", String::from_utf8_lossy(&out.stderr));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(stdout.trim_end().lines().count(), 1, "expected one line, got: {stdout}");
+    let v = json(&out);
+    assert_eq!(v["n"].as_u64(), Some(300));
+    assert_eq!(v["dim"].as_u64(), Some(3));
+    for key in ["fast_ms_median", "clarabel_ms_median", "fast_warm_ms_median"] {
+        let t = v[key].as_f64().unwrap_or_else(|| panic!("{key} missing: {v}"));
+        assert!(t.is_finite() && t >= 0.0, "{v}");
+    }
+    let diff = v["max_abs_diff"].as_f64().expect("max_abs_diff");
+    assert!(diff <= 1e-6 * 300.0, "{v}");
+    // The keys come in the documented order.
+    let keys = ["\"n\"", "\"dim\"", "\"fast_ms_median\"", "\"clarabel_ms_median\"", "\"max_abs_diff\""];
+    let pos: Vec<usize> = keys.iter().map(|k| stdout.find(k).unwrap()).collect();
+    assert!(pos.windows(2).all(|w| w[0] < w[1]), "{stdout}");
+
+    let v = json(&sosdp(&["bench", "score", "--n", "200", "--dim", "2", "--reps", "2", "--seed", "5", "--skip-clarabel"]));
+    assert!(v["clarabel_ms_median"].is_null() && v["max_abs_diff"].is_null(), "{v}");
+    assert!(v["fast_ms_median"].as_f64().is_some(), "{v}");
+}
+
+#[test]
+fn bench_score_rejects_bad_sizes() {
+    let bench = |n: &str, d: &str, k: &str| sosdp(&["bench", "score", "--n", n, "--dim", d, "--reps", k]);
+    assert_rejected(&bench("1", "3", "3"), "--n must be at least 2");
+    assert_rejected(&bench("-5", "3", "3"), "--n must be at least 2");
+    assert_rejected(&bench("300", "0", "3"), "--dim must be at least 1");
+    assert_rejected(&bench("300", "3", "0"), "--reps must be at least 1");
+    assert_rejected(&bench("abc", "3", "3"), "invalid value");
+    assert_rejected(&sosdp(&["bench", "score", "--n", "300", "--dim", "3"]), "required");
+}

@@ -1,9 +1,11 @@
 //! The `sosdp` command-line tool.
 //!
 //! - `sosdp demo`: the main job on an embedded synthetic dataset;
-//! - `sosdp score mean|spectral`: one score evaluation with its certified bracket, as JSON.
+//! - `sosdp score mean|spectral`: one score evaluation with its certified bracket, as JSON;
+//! - `sosdp bench score`: time the fast CM backend against the clarabel reference, as JSON.
 //!
 //! Every invalid input ends the program with exit code 2 and one line on stderr.
+pub mod bench;
 pub mod commands;
 pub mod error;
 pub mod input;
@@ -27,6 +29,9 @@ enum Command {
     /// Evaluate a score with its certified bracket (audit and cross-checks).
     #[command(subcommand)]
     Score(commands::score::ScoreCommand),
+    /// Benchmark the score backends (one JSON line).
+    #[command(subcommand)]
+    Bench(bench::BenchCommand),
 }
 
 /// Entry point of the `sosdp` binary.
@@ -48,6 +53,7 @@ pub fn main() -> ExitCode {
     let result = match &cli.command {
         Command::Demo => commands::demo::run(),
         Command::Score(command) => commands::score::run(command),
+        Command::Bench(command) => bench::run(command),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
