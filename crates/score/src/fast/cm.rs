@@ -8,7 +8,7 @@
 //! repair rounds fail, the evaluation falls back to the clarabel reference backend, which
 //! computes the same certified quantity.
 use super::active_set::ActiveSet;
-use super::driver::{cold_set, next_set, solve_certified, EvalStats, FastSettings, ScoreMap};
+use super::driver::{cold_set, conclude, solve_certified, EvalStats, FastSettings, ScoreMap};
 use super::ipm::{LmiBlock, Problem};
 use crate::clarabel_backend::ClarabelCm;
 use crate::cm::CertifiedMean;
@@ -109,19 +109,13 @@ impl FastCm {
             // The IPM's dual has weight cost 1/n: the certificate's Y (weight cost 1) is n Z.
             |a, _, duals| cm.certify(theta, a, &(&duals[0] * n)),
         );
-        match certified {
-            Some(c) => {
-                if self.settings.warm_start {
-                    let set = next_set(&full, c.set, &c.block_duals, &c.row_duals, self.settings.margin);
-                    *self.warm.lock().unwrap_or_else(|e| e.into_inner()) = Some(set);
-                }
-                Ok((c.eval, c.stats))
-            }
-            None => {
-                let eval = self.reference.evaluate(theta)?;
-                Ok((eval, EvalStats { rounds: self.settings.max_rounds, fallback: true, ..EvalStats::default() }))
-            }
-        }
+        conclude(
+            &full,
+            certified,
+            &self.settings,
+            |set| *self.warm.lock().unwrap_or_else(|e| e.into_inner()) = Some(set),
+            || self.reference.evaluate(theta),
+        )
     }
 }
 

@@ -5,6 +5,7 @@ use super::active_set::{classify, margins, ActiveSet, Status};
 use super::ipm::{self, LmiBlock, Problem, Termination};
 use std::borrow::Cow;
 use crate::oracle::ScoreEval;
+use crate::ScoreError;
 use nalgebra::DMatrix;
 
 /// Settings of the fast backends.
@@ -213,4 +214,25 @@ pub fn cold_set(full: &Problem, settings: &FastSettings, t0: &[f64]) -> ActiveSe
     let mut set = ActiveSet::with_status(full, classify(&m, settings.cold_margin));
     set.set_margins(m);
     set
+}
+
+/// The answer of an evaluation: the certified solution, whose next active set (with
+/// `settings.margin`) is handed to `keep` for the warm start, or the reference backend's
+/// answer when the rounds failed.
+pub fn conclude(
+    full: &Problem,
+    certified: Option<Certified>,
+    settings: &FastSettings,
+    keep: impl FnOnce(ActiveSet),
+    reference: impl FnOnce() -> Result<ScoreEval, ScoreError>,
+) -> Result<(ScoreEval, EvalStats), ScoreError> {
+    match certified {
+        Some(c) => {
+            if settings.warm_start {
+                keep(next_set(full, c.set, &c.block_duals, &c.row_duals, settings.margin));
+            }
+            Ok((c.eval, c.stats))
+        }
+        None => Ok((reference()?, EvalStats { rounds: settings.max_rounds, fallback: true, ..EvalStats::default() })),
+    }
 }

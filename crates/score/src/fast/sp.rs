@@ -13,7 +13,7 @@
 //! so the fold is recomputed per evaluation). Falls back to the clarabel reference backend
 //! when the repair rounds fail.
 use super::active_set::{ActiveSet, Status};
-use super::driver::{cold_set, next_set, solve_certified, EvalStats, FastSettings, ScoreMap};
+use super::driver::{cold_set, conclude, solve_certified, EvalStats, FastSettings, ScoreMap};
 use super::ipm::{LinearRow, LmiBlock, Problem};
 use crate::clarabel_backend::ClarabelSp;
 use crate::linalg::min_eigenvalue;
@@ -101,19 +101,13 @@ impl FastSp {
                 sp.certify(&s, a, n * tau[0], &y1, &y2)
             },
         );
-        match certified {
-            Some(c) => {
-                if self.settings.warm_start {
-                    let set = next_set(&full, c.set, &c.block_duals, &c.row_duals, self.settings.margin);
-                    *self.warm.lock().unwrap_or_else(|e| e.into_inner()) = Some(set.status().to_vec());
-                }
-                Ok((c.eval, c.stats))
-            }
-            None => {
-                let eval = self.reference.evaluate(theta)?;
-                Ok((eval, EvalStats { rounds: self.settings.max_rounds, fallback: true, ..EvalStats::default() }))
-            }
-        }
+        conclude(
+            &full,
+            certified,
+            &self.settings,
+            |set| *self.warm.lock().unwrap_or_else(|e| e.into_inner()) = Some(set.status().to_vec()),
+            || self.reference.evaluate(theta),
+        )
     }
 }
 
