@@ -89,8 +89,7 @@ impl CertifiedMean {
 
     /// `zh_i^T Y zh_i` for every point.
     pub fn quad_forms(&self, y: &DMatrix<f64>) -> Vec<f64> {
-        let yz = y * &self.zh;
-        yz.column_iter().zip(self.zh.column_iter()).map(|(a, b)| a.dot(&b)).collect()
+        linalg::quad_forms(&self.zh, y)
     }
 
     /// Check that `theta` is a finite vector of the right length.

@@ -29,6 +29,12 @@ pub fn weighted_scatter(points: &DMatrix<f64>, coeffs: &[f64]) -> DMatrix<f64> {
     crate::fast::dense::mul_nt(&scaled, points)
 }
 
+/// `p_i^T Z p_i` for the columns `p_i` of `points`.
+pub fn quad_forms(points: &DMatrix<f64>, z: &DMatrix<f64>) -> Vec<f64> {
+    let zp = z * points;
+    zp.column_iter().zip(points.column_iter()).map(|(a, b)| a.dot(&b)).collect()
+}
+
 /// `tr(A B)` for symmetric `A`, `B`.
 pub fn trace_product(a: &DMatrix<f64>, b: &DMatrix<f64>) -> f64 {
     a.component_mul(b).sum()

@@ -177,11 +177,10 @@ impl Spectral {
         }
         let nu = (1.0 - self.lambda * trace_product(&y2, &s.matrix) / n).max(0.0);
         let diff = &y1 - &y2;
-        let per_point: f64 = self
-            .x
-            .column_iter()
+        let per_point: f64 = linalg::quad_forms(&self.x, &diff)
+            .iter()
             .zip(&factor.caps)
-            .map(|(x, u)| u * (x.dot(&(&diff * x)) / n - nu).min(0.0))
+            .map(|(q, u)| u * (q / n - nu).min(0.0))
             .sum();
         let g = nu * n - (1.0 + self.width) * trace_product(&y1, &s.matrix)
             + (1.0 - self.width) * trace_product(&y2, &s.matrix)

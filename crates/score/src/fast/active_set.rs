@@ -9,7 +9,8 @@
 //! cap when `r_i < 0` and at 0 when `r_i > 0`. Nothing depends on the statuses being right:
 //! the caller certifies the expanded solution on the full problem and frees the weights whose
 //! status the final dual contradicts.
-use super::ipm::{quad_forms, LmiBlock, Problem};
+use super::ipm::{LmiBlock, Problem};
+use crate::linalg::quad_forms;
 use nalgebra::DMatrix;
 use std::borrow::Cow;
 
@@ -56,6 +57,11 @@ impl ActiveSet {
 
     pub fn status(&self) -> &[Status] {
         &self.status
+    }
+
+    /// `sum_{i folded} u_i`.
+    pub fn folded_mass(&self) -> f64 {
+        self.folded_mass
     }
 
     pub fn margins(&self) -> &[f64] {
@@ -158,6 +164,12 @@ pub fn margins(full: &Problem, block_duals: &[DMatrix<f64>], row_duals: &[f64]) 
     let mean_pull = pull.iter().map(|p| p.abs()).sum::<f64>() / pull.len().max(1) as f64;
     let scale = base.abs().max(1e-9 * mean_pull).max(f64::MIN_POSITIVE);
     pull.iter().map(|p| -(base + p) / scale).collect()
+}
+
+/// True when a margin contradicts a status: folded with a negative margin, dropped with a
+/// positive one.
+pub fn contradicts(status: Status, margin: f64) -> bool {
+    (status == Status::Upper && margin < 0.0) || (status == Status::Lower && margin > 0.0)
 }
 
 /// Statuses from margins: folded above `delta`, dropped below `-delta`, free in between.

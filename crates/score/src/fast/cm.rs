@@ -105,7 +105,7 @@ impl FastCm {
             &ScoreMap { offset: n, scale: n },
             level,
             |reduced| min_eigenvalue(&reduced.blocks[0].constant) > 0.0,
-            |_| vec![],
+            &[],
             // The IPM's dual has weight cost 1/n: the certificate's Y (weight cost 1) is n Z.
             |a, _, duals| cm.certify(theta, a, &(&duals[0] * n)),
         );

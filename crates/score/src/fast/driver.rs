@@ -1,7 +1,7 @@
 //! The certified solve shared by the fast CM and SP backends: interior-point method on the
 //! active set's reduced problem, expansion to all weights, certification on the full problem,
 //! and repair rounds that free every weight whose status the final dual contradicts.
-use super::active_set::{classify, margins, ActiveSet, Status};
+use super::active_set::{classify, contradicts, margins, ActiveSet, Status};
 use super::ipm::{self, LmiBlock, Problem, Termination};
 use std::borrow::Cow;
 use crate::oracle::ScoreEval;
@@ -79,8 +79,7 @@ pub fn decides(eval: &ScoreEval, level: Option<f64>) -> bool {
 
 /// Solve `full` starting from `set`; `certify(a, t, block_duals)` brackets the score of
 /// the full problem. `reduced_ok` rejects reduced problems that are infeasible by
-/// construction (then the fold is undone). `t0` is a starting value of the free variables
-/// for a reduced problem. Returns `None` when the rounds are exhausted.
+/// construction (then the fold is undone). `t0` is the starting value of the free variables. Returns `None` when the rounds are exhausted.
 #[allow(clippy::too_many_arguments)]
 pub fn solve_certified(
     full: &Problem,
@@ -89,7 +88,7 @@ pub fn solve_certified(
     map: &ScoreMap,
     level: Option<f64>,
     reduced_ok: impl Fn(&Problem) -> bool,
-    t0: impl Fn(&Problem) -> Vec<f64>,
+    t0: &[f64],
     certify: impl Fn(&[f64], &[f64], &[DMatrix<f64>]) -> ScoreEval,
 ) -> Option<Certified> {
     let mut stats = EvalStats::default();
@@ -114,14 +113,11 @@ pub fn solve_certified(
             set.update(full, status);
             continue;
         }
-        let fold_cost = full.cost_a * (0..full.upper.len())
-            .filter(|&i| set.status()[i] == Status::Upper)
-            .map(|i| full.upper[i])
-            .sum::<f64>();
+        let fold_cost = full.cost_a * set.folded_mass();
         let a0: Vec<f64> = reduced.upper.iter().map(|u| 0.5 * u).collect();
         let ipm_settings = ipm::Settings { gap_tol, feas_tol: 1e-9, max_iter: 80 };
         let margin = 10.0 * settings.accuracy;
-        let sol = ipm::solve(&reduced, &a0, &t0(&reduced), &ipm_settings, |p| {
+        let sol = ipm::solve(&reduced, &a0, t0, &ipm_settings, |p| {
             level.is_some_and(|k| {
                 let (lo, hi) = (map.score(p.dual_objective + fold_cost), map.score(p.primal_objective + fold_cost));
                 p.primal_residual < 1e-7 && p.dual_residual < 1e-7 && (lo > k + margin || hi < k - margin)
@@ -141,9 +137,7 @@ pub fn solve_certified(
         // free every weight whose status it contradicts. If none is contradicted, the
         // reduced problem was right and only its accuracy was short: solve more tightly.
         let m = margins(full, &sol.block_duals, &sol.row_duals);
-        let contradicted = set.status().iter().zip(&m).any(|(s, &mi)| {
-            (*s == Status::Upper && mi < 0.0) || (*s == Status::Lower && mi > 0.0)
-        });
+        let contradicted = set.status().iter().zip(&m).any(|(s, &mi)| contradicts(*s, mi));
         if contradicted {
             // First repair: re-derive all statuses; later ones only free the contradicted
             // weights, so that the free set grows and the rounds cannot cycle.
@@ -152,10 +146,7 @@ pub fn solve_certified(
                 .into_iter()
                 .zip(set.status())
                 .zip(&m)
-                .map(|((fresh, old), &mi): ((Status, &Status), &f64)| {
-                    let wrong = (*old == Status::Upper && mi < 0.0) || (*old == Status::Lower && mi > 0.0);
-                    if wrong { Status::Free } else { fresh }
-                })
+                .map(|((fresh, old), &mi)| if contradicts(*old, mi) { Status::Free } else { fresh })
                 .collect();
             set.update(full, status);
             set.set_margins(m);

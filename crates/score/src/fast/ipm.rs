@@ -28,6 +28,7 @@
 //! Nothing here is trusted: the callers certify every answer with the backend-independent
 //! brackets of [`crate::cm`] and [`crate::sp`].
 use super::dense::{syrk, Cholesky};
+use crate::linalg::quad_forms;
 use nalgebra::{DMatrix, DVector};
 use std::borrow::Cow;
 
@@ -264,12 +265,6 @@ impl Problem<'_> {
             .collect();
         XVec { a, t }
     }
-}
-
-/// `w_i^T Z w_i` for the columns of `points`.
-pub fn quad_forms(points: &DMatrix<f64>, z: &DMatrix<f64>) -> Vec<f64> {
-    let zp = z * points;
-    zp.column_iter().zip(points.column_iter()).map(|(a, b)| a.dot(&b)).collect()
 }
 
 /// Nesterov–Todd scaling of one PSD block: `R^T Z R = R^{-1} S R^{-T} = diag(lambda)`.

@@ -93,7 +93,7 @@ impl FastSp {
             &ScoreMap { offset: 0.0, scale: n },
             level,
             |reduced| min_eigenvalue(&reduced.blocks[0].constant) > 0.0,
-            |_| t0.to_vec(),
+            &t0,
             // The IPM minimises tau = t / n: the certificate's duals (objective t) are n Z.
             |a, tau, duals| {
                 let y1 = factor.unwhiten(&(&duals[0] * n));
