@@ -36,7 +36,7 @@ pub struct Chord {
 /// Chord of `{score <= level}` through `x` (assumed inside) along `u`, searched within the
 /// step range `range = (lo_max, hi_max)` (`lo_max <= 0 <= hi_max`, e.g. where the line
 /// leaves the parameter domain). Bisection on weak membership to width `tol`.
-pub fn chord<O: ScoreOracle + ?Sized>(
+pub fn chord_by_bisection<O: ScoreOracle + ?Sized>(
     oracle: &O,
     x: &[f64],
     u: &[f64],

@@ -1,5 +1,6 @@
 //! The seam between scores and the sampler: a score oracle evaluates `s(theta; Y)` with a
 //! certified bracket (MATH.md 3.2).
+use crate::membership::Chord;
 use crate::ScoreError;
 
 /// One evaluation of a score at a parameter `theta`.
@@ -49,5 +50,14 @@ pub trait ScoreOracle {
     /// [`crate::membership`]. Backends override it to stop as soon as the bracket decides.
     fn member(&self, theta: &[f64], level: f64) -> Result<bool, ScoreError> {
         Ok(crate::membership::member_from_bracket(&self.evaluate(theta)?, level))
+    }
+
+    /// The chord of the level body `{score <= level}` through `x` (assumed inside) along
+    /// `u`, within the step range `range` (`range.0 <= 0 <= range.1`, e.g. where the line
+    /// leaves the parameter domain), each end within `tol` (see [`crate::membership`]).
+    /// The default bisects on [`ScoreOracle::member`]; backends may solve for the ends
+    /// directly.
+    fn chord(&self, x: &[f64], u: &[f64], level: f64, range: (f64, f64), tol: f64) -> Result<Chord, ScoreError> {
+        crate::membership::chord_by_bisection(self, x, u, level, range, tol)
     }
 }

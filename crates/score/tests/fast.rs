@@ -5,7 +5,7 @@ mod common;
 use common::{normal_vec, random_theta, rng};
 use nalgebra::DMatrix;
 use sosdp_eval::{Adversary, CorruptedSample};
-use sosdp_score::{chord, evaluate_batch, CertifiedMean, ClarabelCm, FastCm, ScoreOracle};
+use sosdp_score::{evaluate_batch, CertifiedMean, ClarabelCm, FastCm, ScoreOracle};
 
 fn instance(seed: u64, n: usize, d: usize, g: f64) -> CertifiedMean {
     let mut r = rng(seed);
@@ -102,7 +102,7 @@ fn chords_bracket_the_level_set() {
             v.iter().map(|a| a / norm).collect()
         };
         let range = cm.line_domain(&x, &u).unwrap();
-        let c = chord(&fast, &x, &u, level, range, tol).unwrap();
+        let c = fast.chord(&x, &u, level, range, tol).unwrap();
         assert!(c.lo < 0.0 && c.hi > 0.0 && c.queries > 2);
         for (end, limit) in [(c.hi, range.1), (c.lo, range.0)] {
             let dir = end.signum();
