@@ -132,6 +132,10 @@ impl ScoreOracle for ClarabelCm {
         "clarabel"
     }
 
+    fn convex(&self) -> bool {
+        true
+    }
+
     fn evaluate(&self, theta: &[f64]) -> Result<ScoreEval, ScoreError> {
         let cm = &self.problem;
         cm.check_theta(theta)?;
@@ -224,6 +228,10 @@ impl ScoreOracle for ClarabelSp {
 
     fn backend(&self) -> &'static str {
         "clarabel"
+    }
+
+    fn convex(&self) -> bool {
+        true
     }
 
     fn evaluate(&self, theta: &[f64]) -> Result<ScoreEval, ScoreError> {

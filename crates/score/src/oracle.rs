@@ -44,6 +44,14 @@ pub trait ScoreOracle {
     fn max_score(&self) -> f64;
     /// Name of the backend, e.g. `"clarabel"`.
     fn backend(&self) -> &'static str;
+    /// True when the score is convex in `theta` on its domain, not only quasi-convex. CM and
+    /// SP are: each is `n` minus the maximum of a linear function over a set that is jointly
+    /// convex in `(theta, weights)` (MATH.md 2.1, 2.2), hence concave in `theta`. The sampler
+    /// uses it to bound the mass of high levels (layer-cake truncation).
+    fn convex(&self) -> bool {
+        false
+    }
+
     /// Evaluate the score at `theta` with a certified bracket.
     fn evaluate(&self, theta: &[f64]) -> Result<ScoreEval, ScoreError>;
     /// Weak membership "is the score at `theta` at most `level`?" with the tolerance of

@@ -132,6 +132,10 @@ impl ScoreOracle for FastCm {
         "fast"
     }
 
+    fn convex(&self) -> bool {
+        true
+    }
+
     fn evaluate(&self, theta: &[f64]) -> Result<ScoreEval, ScoreError> {
         Ok(self.evaluate_detailed(theta, None)?.0)
     }

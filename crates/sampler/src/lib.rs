@@ -1,0 +1,42 @@
+//! The exponential mechanism over quasi-convex scores (MATH.md sections 1 and 4).
+//!
+//! - [`body`]: convex bodies through chords; the parameter domains (ball, ellipsoid, box,
+//!   simplex, spectrahedron, intersections);
+//! - [`level_body`]: a score's level bodies through weak membership and chords;
+//! - [`hit_and_run`]: the walk (isotropic, rounded and coordinate directions);
+//! - [`volume`]: volumes by telescoping nested bodies;
+//! - [`levels`]: the level grid with a random offset (4.1);
+//! - [`target`]: the law both paths sample;
+//! - [`layer_cake`]: volumes and level selection, the pure-DP path (4.4);
+//! - [`slice`]: Gibbs sampling on (level, theta), the fast path (4.5);
+//! - [`harden`]: output hardening (4.6);
+//! - [`mechanism`]: the entry point and the release record.
+pub mod body;
+pub mod counted;
+pub mod error;
+pub mod harden;
+pub mod hit_and_run;
+pub mod layer_cake;
+pub mod level_body;
+pub mod levels;
+pub mod mechanism;
+pub mod slice;
+pub mod target;
+pub mod volume;
+
+pub use body::{Ball, ConvexBody, Cuboid, Domain, Ellipsoid, Intersection, Simplex, Spectrahedron};
+pub use error::SamplerError;
+pub use hit_and_run::{ChainSettings, Directions};
+pub use layer_cake::LayerCakeSettings;
+pub use levels::Levels;
+pub use mechanism::{release, DirectionSetting, MechanismSettings, Release, ReleaseRecord, SamplerKind, Start};
+pub use slice::SliceSettings;
+
+/// Progress of a long run, for a callback (the CLI draws it with indicatif).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Progress {
+    pub phase: &'static str,
+    pub done: usize,
+    /// 0 when the total is not known in advance.
+    pub total: usize,
+}

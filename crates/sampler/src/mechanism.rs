@@ -1,0 +1,207 @@
+//! The exponential mechanism's entry point (MATH.md 1 and 4): given a score oracle, a
+//! data-independent domain `Theta`, eps and sampler settings, draw one release from
+//! `pi(theta) ∝ exp(-(eps/2) s~(theta)) 1[theta in Theta]` (levels of [`crate::levels`]) and
+//! record what ran.
+//!
+//! The anchor (MATH.md 4.2) is computed by the caller (it is score specific, e.g.
+//! [`sosdp_score::minimise_cm`]): a point of `Theta` and an upper bound on its score. It only
+//! starts the chains and sets where the volume ladder ends; it never replaces the release.
+//! Any oracle failure is returned as an error, never answered with a data-dependent point.
+use crate::body::Domain;
+use crate::counted::{Counted, OracleCalls};
+use crate::harden::harden;
+use crate::hit_and_run::{rounding_matrix, uniform_samples, ChainSettings, Directions};
+use crate::layer_cake::{self, LayerCakeRecord, LayerCakeSettings};
+use crate::levels::Levels;
+use crate::slice::{self, SliceRecord, SliceSettings};
+use crate::target::Target;
+use crate::{Progress, SamplerError};
+use rand::Rng;
+use serde::Serialize;
+use sosdp_score::ScoreOracle;
+use std::time::Instant;
+
+/// Which sampling path draws the release.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SamplerKind {
+    /// Volumes and level selection (MATH.md 4.4): the pure-DP construction of HKMN23.
+    LayerCake,
+    /// Gibbs sampling on (level, theta) (MATH.md 4.5): no volumes, faster.
+    Slice,
+}
+
+/// How hit-and-run draws directions.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DirectionSetting {
+    Isotropic,
+    Coordinate,
+    /// Learn a rounding matrix from this many pilot samples of the body at the typical level
+    /// (the anchor's level plus `d / eps'`).
+    Rounded { pilot: usize },
+}
+
+/// Everything that shapes a release.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MechanismSettings {
+    /// The privacy parameter the user asked for (the sampler uses `eps / 2`, MATH.md 1).
+    pub epsilon: f64,
+    pub sampler: SamplerKind,
+    pub slice: SliceSettings,
+    pub layer_cake: LayerCakeSettings,
+    pub directions: DirectionSetting,
+    /// Relative tolerance of chord ends (fraction of the bracketing interval).
+    pub chord_tol: f64,
+    /// Grid step of the level offset `kappa` (MATH.md 4.1's `zeta_k`).
+    pub level_grid: f64,
+    /// Hardening grid as a fraction of the domain's radius (MATH.md 4.6).
+    pub hardening: f64,
+}
+
+impl MechanismSettings {
+    /// Defaults for `epsilon` (validated).
+    pub fn new(epsilon: f64) -> Result<Self, SamplerError> {
+        if !(epsilon.is_finite() && epsilon > 0.0) {
+            return Err(SamplerError::EpsilonNotPositive(epsilon));
+        }
+        Ok(MechanismSettings {
+            epsilon,
+            sampler: SamplerKind::Slice,
+            slice: SliceSettings::default(),
+            layer_cake: LayerCakeSettings::default(),
+            directions: DirectionSetting::Isotropic,
+            chord_tol: 2e-3,
+            level_grid: 1e-6,
+            hardening: 1e-6,
+        })
+    }
+
+    fn validate(&self) -> Result<(), SamplerError> {
+        if !(self.epsilon.is_finite() && self.epsilon > 0.0) {
+            return Err(SamplerError::EpsilonNotPositive(self.epsilon));
+        }
+        let unit = |x: f64| x > 0.0 && x < 1.0;
+        if !unit(self.chord_tol) || !unit(self.level_grid) || !unit(self.hardening) {
+            return Err(SamplerError::InvalidSetting("chord_tol, level_grid and hardening must lie in (0, 1)".into()));
+        }
+        if self.slice.iterations == 0 || self.slice.steps_per_iteration == 0 {
+            return Err(SamplerError::InvalidSetting("the slice path needs >= 1 iteration and >= 1 step per iteration".into()));
+        }
+        if let DirectionSetting::Rounded { pilot } = self.directions {
+            if pilot == 0 {
+                return Err(SamplerError::InvalidSetting("rounding needs >= 1 pilot sample".into()));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The starting point: a point of `Theta` and an upper bound on its score.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Start {
+    pub theta: Vec<f64>,
+    pub score_upper: f64,
+}
+
+/// What ran to produce a release.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ReleaseRecord {
+    pub epsilon: f64,
+    /// `eps / 2`, the parameter of the sampled density.
+    pub epsilon_sampling: f64,
+    pub backend: &'static str,
+    pub level_offset: f64,
+    /// Upper bound on the anchor's score.
+    pub anchor_score: f64,
+    /// Index of the top level (`K_top = Theta`).
+    pub top_index: i64,
+    pub slice: Option<SliceRecord>,
+    pub layer_cake: Option<LayerCakeRecord>,
+    /// Pilot samples used for the rounding matrix (0 when not rounded).
+    pub rounding_pilot: usize,
+    pub oracle_calls: OracleCalls,
+    /// Step of the hardening grid.
+    pub hardening_grid: f64,
+    pub elapsed_s: f64,
+    pub settings: MechanismSettings,
+}
+
+/// A release and its record.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Release {
+    pub theta: Vec<f64>,
+    pub record: ReleaseRecord,
+}
+
+/// Draw one release of the mechanism.
+pub fn release<O: ScoreOracle + ?Sized, D: Domain, R: Rng + ?Sized>(
+    oracle: &O,
+    domain: &D,
+    start: &Start,
+    settings: &MechanismSettings,
+    rng: &mut R,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Release, SamplerError> {
+    settings.validate()?;
+    let clock = Instant::now();
+    let dim = domain.dim();
+    if oracle.dim() != dim {
+        return Err(SamplerError::DimensionMismatch { what: "the score's parameter", expected: dim, got: oracle.dim() });
+    }
+    if start.theta.len() != dim {
+        return Err(SamplerError::DimensionMismatch { what: "the anchor", expected: dim, got: start.theta.len() });
+    }
+    if !domain.contains(&start.theta)? {
+        return Err(SamplerError::StartOutside("the anchor is outside the domain"));
+    }
+    if !start.score_upper.is_finite() {
+        return Err(SamplerError::NonFinite("the anchor's score"));
+    }
+    let counted = Counted::new(oracle);
+    let levels = Levels::draw(settings.level_grid, rng);
+    let eps = 0.5 * settings.epsilon;
+    let mut target = Target::new(&counted, domain, levels, eps, Directions::Isotropic, settings.chord_tol);
+    target.directions = match settings.directions {
+        DirectionSetting::Isotropic => Directions::Isotropic,
+        DirectionSetting::Coordinate => Directions::Coordinate,
+        DirectionSetting::Rounded { pilot } => {
+            let level = start.score_upper + dim as f64 / eps;
+            let chain = ChainSettings { burn_in: 2 * dim, thin: 2 };
+            let samples = target.with_body(level, |body| uniform_samples(body, &Directions::Isotropic, &start.theta, pilot, &chain, rng))?;
+            rounding_matrix(&samples).map_or(Directions::Isotropic, Directions::Rounded)
+        }
+    };
+    let rounding_pilot = match (&target.directions, settings.directions) {
+        (Directions::Rounded(_), DirectionSetting::Rounded { pilot }) => pilot,
+        _ => 0,
+    };
+    let (mut theta, slice, layer_cake) = match settings.sampler {
+        SamplerKind::Slice => {
+            let (theta, record) = slice::sample(&target, &start.theta, &settings.slice, rng, progress)?;
+            (theta, Some(record), None)
+        }
+        SamplerKind::LayerCake => {
+            let (theta, record) = layer_cake::sample(&target, &start.theta, start.score_upper, &settings.layer_cake, rng, progress)?;
+            (theta, None, Some(record))
+        }
+    };
+    let hardening_grid = settings.hardening * domain.radius();
+    harden(&mut theta, domain, hardening_grid, rng)?;
+    let record = ReleaseRecord {
+        epsilon: settings.epsilon,
+        epsilon_sampling: eps,
+        backend: oracle.backend(),
+        level_offset: levels.offset(),
+        anchor_score: start.score_upper,
+        top_index: target.top,
+        slice,
+        layer_cake,
+        rounding_pilot,
+        oracle_calls: counted.calls(),
+        hardening_grid,
+        elapsed_s: clock.elapsed().as_secs_f64(),
+        settings: settings.clone(),
+    };
+    Ok(Release { theta, record })
+}

@@ -1,0 +1,84 @@
+//! The law both sampling paths target (MATH.md 4.1, 4.4, 4.5):
+//!
+//! ```text
+//! pi(theta) ∝ exp(-eps' l_{i(theta)}) 1[theta in Theta],   eps' = eps / 2,
+//! ```
+//!
+//! with the level grid of [`crate::levels`]. Its layer-cake form: with `K_i = Theta ∩ {s <= l_i}`
+//! and `V_i = vol(K_i)`, `pi = sum_i w_i Unif(K_i)`,
+//! `w_i ∝ V_i (e^{-eps' l_i} - e^{-eps' l_{i+1}})` below the top level `I` (where
+//! `K_I = Theta`) and `w_I ∝ V_I e^{-eps' l_I}`: the density at a point of level `j` is
+//! `sum_{i >= j} w_i / V_i = e^{-eps' l_j}` by telescoping.
+use crate::body::{ConvexBody, Domain};
+use crate::hit_and_run::{step, Directions};
+use crate::level_body::LevelBody;
+use crate::levels::Levels;
+use crate::SamplerError;
+use rand::Rng;
+use sosdp_score::ScoreOracle;
+use std::cell::Cell;
+
+/// The target law and the means to walk in its level bodies.
+pub struct Target<'a, O: ?Sized, D> {
+    pub oracle: &'a O,
+    pub domain: &'a D,
+    pub levels: Levels,
+    /// `eps' = eps / 2`, the sampling parameter.
+    pub eps: f64,
+    /// The index `I` with `K_I = Theta`: the first level at or above the score's maximum.
+    pub top: i64,
+    pub directions: Directions,
+    /// Relative tolerance of chord ends.
+    pub chord_tol: f64,
+    /// Stepping-out length carried from body to body.
+    scale: Cell<f64>,
+}
+
+impl<'a, O: ScoreOracle + ?Sized, D: Domain> Target<'a, O, D> {
+    pub fn new(oracle: &'a O, domain: &'a D, levels: Levels, eps: f64, directions: Directions, chord_tol: f64) -> Self {
+        let top = levels.index(oracle.max_score());
+        let scale = Cell::new(0.1 * domain.radius());
+        Target { oracle, domain, levels, eps, top, directions, chord_tol, scale }
+    }
+
+    /// The level index of `theta` (`i(theta)`, one score evaluation); `top` outside the
+    /// score's domain.
+    pub fn index_of(&self, theta: &[f64]) -> Result<i64, SamplerError> {
+        let eval = self.oracle.evaluate(theta)?;
+        Ok(self.levels.index(eval.score).min(self.top))
+    }
+
+    /// The score at `theta` (one evaluation).
+    pub fn score(&self, theta: &[f64]) -> Result<f64, SamplerError> {
+        Ok(self.oracle.evaluate(theta)?.score)
+    }
+
+    /// `steps` hit-and-run steps from `x` in the body `Theta ∩ {s <= level}`, or in `Theta`
+    /// itself when `level` is at or above the top level.
+    pub fn walk<R: Rng + ?Sized>(&self, level: f64, x: &mut [f64], steps: usize, rng: &mut R) -> Result<(), SamplerError> {
+        self.with_body(level, |body| {
+            for _ in 0..steps {
+                step(body, &self.directions, x, rng)?;
+            }
+            Ok(())
+        })
+    }
+
+    /// Run `f` on the body at `level` (the domain at or above the top level).
+    pub fn with_body<T>(&self, level: f64, f: impl FnOnce(&dyn ConvexBody) -> Result<T, SamplerError>) -> Result<T, SamplerError> {
+        if level >= self.levels.level(self.top) {
+            return f(self.domain);
+        }
+        let body = LevelBody::new(self.oracle, self.domain, level, self.scale.get(), self.chord_tol);
+        let out = f(&body);
+        self.scale.set(body.scale());
+        out
+    }
+
+    /// The relative weight `log(e^{-eps' l_i} - e^{-eps' l_{i+1}})` of level `i < top`, or
+    /// `-eps' l_I` for the top (the factor multiplying `V_i`).
+    pub fn log_layer_weight(&self, index: i64) -> f64 {
+        let l = self.levels.level(index);
+        if index >= self.top { -self.eps * l } else { -self.eps * l + (-(-self.eps).exp_m1()).ln() }
+    }
+}
