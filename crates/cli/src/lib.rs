@@ -2,6 +2,7 @@
 //!
 //! - `sosdp demo`: the main job on an embedded synthetic dataset;
 //! - `sosdp score mean|spectral`: one score evaluation with its certified bracket, as JSON;
+//! - `sosdp mechanism mean`: releases of one CM stage of the exponential mechanism (experts);
 //! - `sosdp bench score`: time the fast CM backend against the clarabel reference, as JSON.
 //!
 //! Every invalid input ends the program with exit code 2 and one line on stderr.
@@ -9,6 +10,7 @@ pub mod bench;
 pub mod commands;
 pub mod error;
 pub mod input;
+pub mod problem;
 
 pub use error::CliError;
 
@@ -29,6 +31,9 @@ enum Command {
     /// Evaluate a score with its certified bracket (audit and cross-checks).
     #[command(subcommand)]
     Score(commands::score::ScoreCommand),
+    /// Run the exponential mechanism of one score stage (experts): JSON lines of releases.
+    #[command(subcommand)]
+    Mechanism(commands::mechanism::MechanismCommand),
     /// Benchmark the score backends (one JSON line).
     #[command(subcommand)]
     Bench(bench::BenchCommand),
@@ -53,6 +58,7 @@ pub fn main() -> ExitCode {
     let result = match &cli.command {
         Command::Demo => commands::demo::run(),
         Command::Score(command) => commands::score::run(command),
+        Command::Mechanism(command) => commands::mechanism::run(command),
         Command::Bench(command) => bench::run(command),
     };
     match result {

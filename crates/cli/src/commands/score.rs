@@ -1,11 +1,11 @@
 //! `sosdp score mean|spectral`: evaluate one score with its certified bracket, for auditing a
 //! release and cross-checking implementations. Prints one JSON object on stdout.
 use crate::input::{read_matrix, read_vector};
+use crate::problem::{check_len, CmArgs};
 use crate::CliError;
 use clap::{Args, Subcommand};
-use nalgebra::DMatrix;
 use serde_json::json;
-use sosdp_score::{CertifiedMean, ClarabelCm, ClarabelSp, ScoreEval, ScoreOracle, Spectral};
+use sosdp_score::{ClarabelCm, ClarabelSp, ScoreEval, ScoreOracle, Spectral};
 use std::path::PathBuf;
 
 #[derive(Debug, Subcommand)]
@@ -18,15 +18,8 @@ pub enum ScoreCommand {
 
 #[derive(Debug, Args)]
 pub struct MeanArgs {
-    /// Data: one record per row (n x d).
-    #[arg(long, value_name = "X.csv")]
-    data: PathBuf,
-    /// Reference centre c: one row of d numbers.
-    #[arg(long, value_name = "c.csv")]
-    center: PathBuf,
-    /// Budget: Gamma = G * I, G > 0.
-    #[arg(long, value_name = "G", allow_negative_numbers = true)]
-    gamma: f64,
+    #[command(flatten)]
+    problem: CmArgs,
     /// The candidate theta: one row of d numbers.
     #[arg(long, value_name = "t.csv")]
     theta: PathBuf,
@@ -65,19 +58,9 @@ pub fn run(command: &ScoreCommand) -> Result<(), CliError> {
 }
 
 fn mean(args: &MeanArgs) -> Result<(ScoreEval, &'static str), CliError> {
-    if !(args.gamma.is_finite() && args.gamma > 0.0) {
-        return Err(CliError::Invalid(format!("--gamma must be positive and finite, got {}", args.gamma)));
-    }
-    let data = read_matrix(&args.data)?;
-    let centre = read_vector(&args.center)?;
+    let problem = args.problem.load()?;
     let theta = read_vector(&args.theta)?;
-    let d = data.ncols();
-    for (name, len) in [("--center", centre.len()), ("--theta", theta.len())] {
-        if len != d {
-            return Err(CliError::Invalid(format!("{name} has {len} entries but the data have {d} columns")));
-        }
-    }
-    let problem = CertifiedMean::new(&data, &centre, &(DMatrix::identity(d, d) * args.gamma))?;
+    check_len("--theta", theta.len(), problem.dim())?;
     let oracle = ClarabelCm::new(problem);
     Ok((oracle.evaluate(&theta)?, oracle.backend()))
 }

@@ -1,0 +1,144 @@
+//! `sosdp mechanism mean`: the exponential mechanism of one CM stage (MATH.md 1, 4), for
+//! experts. Domain `Theta = B(c, R) ∩ {||theta - c||^2 <= G}` (the ball inside the CM domain),
+//! score CM(X, c, G I) on the fast backend, anchor = the CM minimiser over `Theta`. Prints
+//! `K` independent releases as JSON lines `{"theta": [...]}` (with `--record`, also what ran).
+//! Each release is `eps`-DP on its own; `K` releases together are `K eps`-DP.
+use crate::problem::CmArgs;
+use crate::CliError;
+use clap::{Args, Subcommand, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
+use rand::rngs::StdRng;
+use rand::SeedableRng;
+use rayon::prelude::*;
+use serde_json::json;
+use sosdp_sampler::{release, Ball, Ellipsoid, Intersection, MechanismSettings, SamplerKind, Start};
+use sosdp_score::{minimise_cm, BallDomain, ClarabelCm, FastCm};
+use std::io::IsTerminal;
+
+#[derive(Debug, Subcommand)]
+pub enum MechanismCommand {
+    /// One stage of the private mean: releases of the CM mechanism over a ball.
+    Mean(MeanArgs),
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum SamplerArg {
+    /// Volumes and level selection (MATH.md 4.4).
+    LayerCake,
+    /// Gibbs sampling on (level, theta) (MATH.md 4.5).
+    Slice,
+}
+
+#[derive(Debug, Args)]
+pub struct MeanArgs {
+    #[command(flatten)]
+    problem: CmArgs,
+    /// Radius R > 0 of the domain ball around the centre.
+    #[arg(long, value_name = "R", allow_negative_numbers = true)]
+    radius: f64,
+    /// Privacy parameter eps > 0 of each release (pure DP).
+    #[arg(long, value_name = "E", allow_negative_numbers = true)]
+    epsilon: f64,
+    /// Number of independent releases K >= 1.
+    #[arg(long, value_name = "K", default_value_t = 1, allow_negative_numbers = true)]
+    draws: i64,
+    /// Seed of the sampler's randomness.
+    #[arg(long, value_name = "S", default_value_t = 0)]
+    seed: u64,
+    /// Sampling path.
+    #[arg(long, value_enum, default_value_t = SamplerArg::Slice)]
+    sampler: SamplerArg,
+    /// Gibbs iterations of the slice path (default 200).
+    #[arg(long, value_name = "N")]
+    iterations: Option<usize>,
+    /// Uniform samples per rung of the layer-cake volume ladder (default 100).
+    #[arg(long, value_name = "N")]
+    rung_samples: Option<usize>,
+    /// Also print the record of each release (levels, chains, volumes, oracle calls, time).
+    #[arg(long)]
+    record: bool,
+}
+
+pub fn run(command: &MechanismCommand) -> Result<(), CliError> {
+    match command {
+        MechanismCommand::Mean(args) => mean(args),
+    }
+}
+
+fn settings(args: &MeanArgs) -> Result<MechanismSettings, CliError> {
+    let mut s = MechanismSettings::new(args.epsilon).map_err(|e| CliError::Invalid(format!("--epsilon: {e}")))?;
+    s.sampler = match args.sampler {
+        SamplerArg::LayerCake => SamplerKind::LayerCake,
+        SamplerArg::Slice => SamplerKind::Slice,
+    };
+    if let Some(n) = args.iterations {
+        s.slice.iterations = n;
+    }
+    if let Some(n) = args.rung_samples {
+        s.layer_cake.samples = n;
+    }
+    Ok(s)
+}
+
+fn mean(args: &MeanArgs) -> Result<(), CliError> {
+    if !(args.radius.is_finite() && args.radius > 0.0) {
+        return Err(CliError::Invalid(format!("--radius must be positive and finite, got {}", args.radius)));
+    }
+    if args.draws < 1 {
+        return Err(CliError::Invalid(format!("--draws must be at least 1, got {}", args.draws)));
+    }
+    let settings = settings(args)?;
+    let problem = args.problem.load()?;
+    let centre: Vec<f64> = problem.centre().iter().copied().collect();
+    let domain = Intersection::new(vec![
+        Box::new(Ball::new(centre.clone(), args.radius).map_err(|e| CliError::Invalid(e.to_string()))?),
+        Box::new(Ellipsoid::new(centre.clone(), problem.gamma()).map_err(|e| CliError::Invalid(e.to_string()))?),
+    ])
+    .map_err(|e| CliError::Invalid(e.to_string()))?;
+    let anchor = minimise_cm(&ClarabelCm::new(problem.clone()), Some(&BallDomain { centre, radius: args.radius }))?;
+    let start = Start { theta: anchor.theta.clone(), score_upper: anchor.eval.upper };
+    let oracle = FastCm::new(problem);
+    let bar = progress_bar(&settings, args.draws as u64);
+    let releases: Vec<_> = (0..args.draws as u64)
+        .into_par_iter()
+        .map(|k| {
+            let mut rng = StdRng::seed_from_u64(args.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(k));
+            let oracle = oracle.clone();
+            release(&oracle, &domain, &start, &settings, &mut rng, &mut |p| {
+                if p.phase == "slice" {
+                    bar.inc(1);
+                } else {
+                    bar.set_message(format!("{} {}", p.phase, p.done));
+                    bar.tick();
+                }
+            })
+        })
+        .collect();
+    bar.finish_and_clear();
+    for r in releases {
+        let r = r.map_err(|e| CliError::Invalid(format!("the mechanism failed: {e}")))?;
+        let line = if args.record { json!({"theta": r.theta, "record": r.record}) } else { json!({"theta": r.theta}) };
+        println!("{line}");
+    }
+    Ok(())
+}
+
+/// A bar on stderr when it is a terminal (hidden otherwise): slice iterations over all draws,
+/// or a spinner with the layer-cake's phase.
+fn progress_bar(settings: &MechanismSettings, draws: u64) -> ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    match settings.sampler {
+        SamplerKind::Slice => {
+            let bar = ProgressBar::new(draws * settings.slice.iterations as u64);
+            bar.set_style(ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} slice iterations ({eta} left)").unwrap_or_else(|_| ProgressStyle::default_bar()));
+            bar
+        }
+        SamplerKind::LayerCake => {
+            let bar = ProgressBar::new_spinner();
+            bar.set_style(ProgressStyle::with_template("{elapsed_precise} {spinner} {msg}").unwrap_or_else(|_| ProgressStyle::default_spinner()));
+            bar
+        }
+    }
+}

@@ -1,0 +1,43 @@
+//! Arguments that define a CM score problem (MATH.md 2.1), shared by `sosdp score mean` and
+//! `sosdp mechanism mean`: the data, the reference centre and `Gamma = G I`.
+use crate::input::{read_matrix, read_vector};
+use crate::CliError;
+use clap::Args;
+use nalgebra::DMatrix;
+use sosdp_score::CertifiedMean;
+use std::path::PathBuf;
+
+#[derive(Debug, Args)]
+pub struct CmArgs {
+    /// Data: one record per row (n x d).
+    #[arg(long, value_name = "X.csv")]
+    pub data: PathBuf,
+    /// Reference centre c: one row of d numbers.
+    #[arg(long, value_name = "c.csv")]
+    pub center: PathBuf,
+    /// Budget: Gamma = G * I, G > 0.
+    #[arg(long, value_name = "G", allow_negative_numbers = true)]
+    pub gamma: f64,
+}
+
+impl CmArgs {
+    /// Validate the settings, then read the files and build the problem.
+    pub fn load(&self) -> Result<CertifiedMean, CliError> {
+        if !(self.gamma.is_finite() && self.gamma > 0.0) {
+            return Err(CliError::Invalid(format!("--gamma must be positive and finite, got {}", self.gamma)));
+        }
+        let data = read_matrix(&self.data)?;
+        let centre = read_vector(&self.center)?;
+        let d = data.ncols();
+        check_len("--center", centre.len(), d)?;
+        Ok(CertifiedMean::new(&data, &centre, &(DMatrix::identity(d, d) * self.gamma))?)
+    }
+}
+
+/// A vector argument must have one entry per data column.
+pub fn check_len(name: &str, len: usize, d: usize) -> Result<(), CliError> {
+    if len != d {
+        return Err(CliError::Invalid(format!("{name} has {len} entries but the data have {d} columns")));
+    }
+    Ok(())
+}
