@@ -146,3 +146,53 @@ fn bench_score_rejects_bad_sizes() {
     assert_rejected(&bench("abc", "3", "3"), "invalid value");
     assert_rejected(&sosdp(&["bench", "score", "--n", "300", "--dim", "3"]), "required");
 }
+
+#[test]
+fn mechanism_mean_prints_independent_releases_in_the_domain() {
+    let dir = TempDir::new("mechanism");
+    let data = dir.file("x.csv", DATA);
+    let c = dir.file("c.csv", "0.1,0.2\n");
+    let out = sosdp(&[
+        "mechanism", "mean", "--data", &data, "--center", &c, "--radius", "0.8", "--gamma", "1.5", "--epsilon", "1", "--draws", "3",
+        "--seed", "5", "--iterations", "20",
+    ]);
+    assert!(out.status.success(), "stderr: {}", String::from_utf8_lossy(&out.stderr));
+    let lines: Vec<serde_json::Value> =
+        String::from_utf8_lossy(&out.stdout).lines().map(|l| serde_json::from_str(l).expect("a JSON line")).collect();
+    assert_eq!(lines.len(), 3);
+    for v in &lines {
+        let theta: Vec<f64> = v["theta"].as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect();
+        assert_eq!(theta.len(), 2);
+        let r2 = (theta[0] - 0.1).powi(2) + (theta[1] - 0.2).powi(2);
+        assert!(r2 <= 0.64 + 1e-9, "release outside the domain ball: {theta:?}");
+    }
+    assert_ne!(lines[0], lines[1], "two releases are identical");
+    // The same seed gives the same releases.
+    let again = sosdp(&[
+        "mechanism", "mean", "--data", &data, "--center", &c, "--radius", "0.8", "--gamma", "1.5", "--epsilon", "1", "--draws", "3",
+        "--seed", "5", "--iterations", "20",
+    ]);
+    assert_eq!(out.stdout, again.stdout);
+}
+
+#[test]
+fn mechanism_mean_rejects_bad_settings() {
+    let dir = TempDir::new("mechanism-bad");
+    let data = dir.file("x.csv", DATA);
+    let c = dir.file("c.csv", "0,0\n");
+    let c3 = dir.file("c3.csv", "0,0,0\n");
+    let nan = dir.file("nan.csv", "1,2\nNaN,3\n");
+    let run = |data: &str, c: &str, radius: &str, gamma: &str, eps: &str, draws: &str| {
+        sosdp(&["mechanism", "mean", "--data", data, "--center", c, "--radius", radius, "--gamma", gamma, "--epsilon", eps, "--draws", draws])
+    };
+    assert_rejected(&run(&data, &c, "1", "1.5", "0", "1"), "epsilon");
+    assert_rejected(&run(&data, &c, "1", "1.5", "-1", "1"), "epsilon");
+    assert_rejected(&run(&data, &c, "0", "1.5", "1", "1"), "--radius");
+    assert_rejected(&run(&data, &c, "1", "-2", "1", "1"), "--gamma");
+    assert_rejected(&run(&data, &c, "1", "1.5", "1", "0"), "--draws");
+    assert_rejected(&run(&data, &c3, "1", "1.5", "1", "1"), "--center");
+    assert_rejected(&run(&nan, &c, "1", "1.5", "1", "1"), "not finite");
+    assert_rejected(&run("/nonexistent/x.csv", &c, "1", "1.5", "1", "1"), "cannot read");
+    let bad_sampler = sosdp(&["mechanism", "mean", "--data", &data, "--center", &c, "--radius", "1", "--gamma", "1.5", "--epsilon", "1", "--sampler", "laplace"]);
+    assert_rejected(&bad_sampler, "laplace");
+}

@@ -60,16 +60,24 @@ pub struct MechanismSettings {
 }
 
 impl MechanismSettings {
-    /// Defaults for `epsilon` (validated).
-    pub fn new(epsilon: f64) -> Result<Self, SamplerError> {
+    /// Defaults for `epsilon` (validated) and a parameter of dimension `dim`: chain lengths
+    /// grow linearly with the dimension (docs/sampler.md: at d = 10 the slice path's level
+    /// trace has an autocorrelation time of about 10 iterations and 4 chains from the anchor
+    /// agree (R-hat < 1.02) after about 400 iterations).
+    pub fn new(epsilon: f64, dim: usize) -> Result<Self, SamplerError> {
         if !(epsilon.is_finite() && epsilon > 0.0) {
             return Err(SamplerError::EpsilonNotPositive(epsilon));
         }
+        let d = dim.max(1);
         Ok(MechanismSettings {
             epsilon,
             sampler: SamplerKind::Slice,
-            slice: SliceSettings::default(),
-            layer_cake: LayerCakeSettings::default(),
+            slice: SliceSettings { iterations: 40 * d, steps_per_iteration: 1 },
+            layer_cake: LayerCakeSettings {
+                chain: ChainSettings { burn_in: 5 * d, thin: d.div_ceil(2) },
+                final_steps: 5 * d,
+                ..LayerCakeSettings::default()
+            },
             directions: DirectionSetting::Isotropic,
             chord_tol: 2e-3,
             level_grid: 1e-6,

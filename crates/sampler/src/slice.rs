@@ -24,12 +24,6 @@ pub struct SliceSettings {
     pub steps_per_iteration: usize,
 }
 
-impl Default for SliceSettings {
-    fn default() -> Self {
-        SliceSettings { iterations: 200, steps_per_iteration: 1 }
-    }
-}
-
 /// What the slice path did.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SliceRecord {

@@ -207,3 +207,34 @@ fn privacy_loss_on_neighbouring_datasets_is_within_epsilon() {
     assert!(largest_exact <= epsilon + 1e-9, "the exact mechanism exceeds eps: {largest_exact}");
     assert!(largest_exact > epsilon / 4.0 && largest > epsilon / 8.0, "the neighbours hardly differ: the test is vacuous");
 }
+
+/// The entry point validates its settings before any oracle call, releases a hardened point
+/// of the domain and records what ran.
+#[test]
+fn release_validates_and_records() {
+    use sosdp_sampler::{release, MechanismSettings, SamplerError, SamplerKind, Start};
+    assert!(matches!(MechanismSettings::new(0.0, 2), Err(SamplerError::EpsilonNotPositive(_))));
+    assert!(matches!(MechanismSettings::new(f64::NAN, 2), Err(SamplerError::EpsilonNotPositive(_))));
+    let y = data(4, 40, 2);
+    let o = oracle(&y);
+    let dom = domain(2);
+    let mut settings = MechanismSettings::new(2.0, 2).unwrap();
+    let outside = Start { theta: vec![2.0, 0.0], score_upper: 40.0 };
+    assert!(matches!(release(&o, &dom, &outside, &settings, &mut rng(1), &mut |_| {}), Err(SamplerError::StartOutside(_))));
+    let start = Start { theta: vec![0.2, 0.2], score_upper: o.evaluate(&[0.2, 0.2]).unwrap().upper };
+    settings.chord_tol = 0.0;
+    assert!(matches!(release(&o, &dom, &start, &settings, &mut rng(1), &mut |_| {}), Err(SamplerError::InvalidSetting(_))));
+    settings.chord_tol = 2e-3;
+    for kind in [SamplerKind::Slice, SamplerKind::LayerCake] {
+        settings.sampler = kind;
+        settings.layer_cake.samples = 20;
+        let mut events = 0;
+        let r = release(&o, &dom, &start, &settings, &mut rng(2), &mut |_| events += 1).unwrap();
+        assert!(dom.contains(&r.theta).unwrap());
+        let h = r.record.hardening_grid;
+        assert!(r.theta.iter().all(|x| ((x / h) - (x / h).round()).abs() < 1e-6), "not on the hardening grid: {:?}", r.theta);
+        assert!(events > 0 && r.record.oracle_calls.evaluations > 0 && r.record.epsilon_sampling == 1.0);
+        assert_eq!(r.record.slice.is_some(), kind == SamplerKind::Slice);
+        assert_eq!(r.record.layer_cake.is_some(), kind == SamplerKind::LayerCake);
+    }
+}

@@ -48,7 +48,7 @@ pub struct MeanArgs {
     /// Sampling path.
     #[arg(long, value_enum, default_value_t = SamplerArg::Slice)]
     sampler: SamplerArg,
-    /// Gibbs iterations of the slice path (default 200).
+    /// Gibbs iterations of the slice path (default 40 d).
     #[arg(long, value_name = "N")]
     iterations: Option<usize>,
     /// Uniform samples per rung of the layer-cake volume ladder (default 100).
@@ -65,8 +65,8 @@ pub fn run(command: &MechanismCommand) -> Result<(), CliError> {
     }
 }
 
-fn settings(args: &MeanArgs) -> Result<MechanismSettings, CliError> {
-    let mut s = MechanismSettings::new(args.epsilon).map_err(|e| CliError::Invalid(format!("--epsilon: {e}")))?;
+fn settings(args: &MeanArgs, dim: usize) -> Result<MechanismSettings, CliError> {
+    let mut s = MechanismSettings::new(args.epsilon, dim).map_err(|e| CliError::Invalid(format!("--epsilon: {e}")))?;
     s.sampler = match args.sampler {
         SamplerArg::LayerCake => SamplerKind::LayerCake,
         SamplerArg::Slice => SamplerKind::Slice,
@@ -87,8 +87,10 @@ fn mean(args: &MeanArgs) -> Result<(), CliError> {
     if args.draws < 1 {
         return Err(CliError::Invalid(format!("--draws must be at least 1, got {}", args.draws)));
     }
-    let settings = settings(args)?;
+    // Settings are validated before the data are read.
+    settings(args, 1)?;
     let problem = args.problem.load()?;
+    let settings = settings(args, problem.dim())?;
     let centre: Vec<f64> = problem.centre().iter().copied().collect();
     let domain = Intersection::new(vec![
         Box::new(Ball::new(centre.clone(), args.radius).map_err(|e| CliError::Invalid(e.to_string()))?),
