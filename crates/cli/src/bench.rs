@@ -61,6 +61,16 @@ pub struct ScoreBenchArgs {
     /// null); the anchor is still computed with clarabel.
     #[arg(long)]
     skip_clarabel: bool,
+    /// Also time K chords of the level body `{CM <= anchor score + chord_level}` through the
+    /// anchor along random directions (the sampler's hit-and-run query), K >= 0.
+    #[arg(long, value_name = "K", default_value_t = 0, allow_negative_numbers = true)]
+    chords: i64,
+    /// Level of the chord bodies above the anchor's score.
+    #[arg(long, value_name = "L", default_value_t = 10.0, allow_negative_numbers = true)]
+    chord_level: f64,
+    /// Tolerance of the chord ends along the line (theta units).
+    #[arg(long, value_name = "T", default_value_t = 1e-4, allow_negative_numbers = true)]
+    chord_tol: f64,
 }
 
 /// A benchmark instance: the CM problem and its anchor.
@@ -150,6 +160,29 @@ pub fn walk_seed(seed: u64) -> u64 {
     seed ^ 0x3a1c_3a1c
 }
 
+/// Seed of the chord directions, derived from the instance seed.
+pub fn chord_seed(seed: u64) -> u64 {
+    seed ^ 0xc40d_c40d
+}
+
+/// Timing of chords through the anchor (`--chords`).
+#[derive(Debug, Serialize)]
+struct ChordReport {
+    chords: usize,
+    level: f64,
+    tol: f64,
+    chord_ms_median: f64,
+    chord_ms_max: f64,
+    /// Membership queries per chord (median).
+    member_calls_median: f64,
+    /// Total chord time over total membership queries.
+    ms_per_member_call: f64,
+    /// Chord length `hi - lo` (median).
+    length_median: f64,
+    /// Evaluations the fast backend handed to the reference backend during the chords.
+    fallbacks: usize,
+}
+
 /// The output line. Field order is the printed order.
 #[derive(Debug, Serialize)]
 struct ScoreBenchReport {
@@ -170,6 +203,7 @@ struct ScoreBenchReport {
     walk_steps: usize,
     seed: u64,
     warm: bool,
+    chord: Option<ChordReport>,
 }
 
 pub fn run(command: &BenchCommand) -> Result<(), CliError> {
@@ -187,6 +221,15 @@ fn score(args: &ScoreBenchArgs) -> Result<(), CliError> {
     }
     if args.reps < 1 {
         return Err(CliError::Invalid(format!("--reps must be at least 1, got {}", args.reps)));
+    }
+    if args.chords < 0 {
+        return Err(CliError::Invalid(format!("--chords must be at least 0, got {}", args.chords)));
+    }
+    if !(args.chord_tol.is_finite() && args.chord_tol > 0.0) {
+        return Err(CliError::Invalid(format!("--chord-tol must be positive, got {}", args.chord_tol)));
+    }
+    if !(args.chord_level.is_finite() && args.chord_level > 0.0) {
+        return Err(CliError::Invalid(format!("--chord-level must be positive, got {}", args.chord_level)));
     }
     let (n, dim, reps) = (args.n as usize, args.dim as usize, args.reps as usize);
 
@@ -234,6 +277,10 @@ fn score(args: &ScoreBenchArgs) -> Result<(), CliError> {
         }
     }
 
+    let chord = (args.chords > 0)
+        .then(|| chords(&instance, &fast, args.chords as usize, args.chord_level, args.chord_tol, chord_seed(args.seed)))
+        .transpose()?;
+
     let report = ScoreBenchReport {
         n,
         dim,
@@ -252,10 +299,49 @@ fn score(args: &ScoreBenchArgs) -> Result<(), CliError> {
         walk_steps,
         seed: args.seed,
         warm: args.warm,
+        chord,
     };
     let line = serde_json::to_string(&report).map_err(|e| CliError::Invalid(format!("cannot encode the report: {e}")))?;
     println!("{line}");
     Ok(())
+}
+
+/// Time `count` chords of `{CM <= anchor score + level}` through the anchor along random
+/// directions, each within the line's CM domain, one after the other on the same oracle (as
+/// consecutive hit-and-run steps would).
+fn chords(instance: &ScoreInstance, fast: &FastCm, count: usize, level: f64, tol: f64, seed: u64) -> Result<ChordReport, CliError> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let x = &instance.anchor.theta;
+    let level = instance.anchor.eval.score + level;
+    let fallbacks_before = fast.fallbacks();
+    let (mut times, mut calls, mut lengths) = (Vec::new(), Vec::new(), Vec::new());
+    let mut total_ms = 0.0;
+    for _ in 0..count {
+        let u = unit_vector(&mut rng, x.len());
+        let range = instance
+            .problem
+            .line_domain(x, &u)
+            .ok_or_else(|| CliError::Invalid("the anchor lies outside the CM domain".into()))?;
+        let t = Instant::now();
+        let chord = fast.chord(x, &u, level, range, tol)?;
+        let elapsed = ms(t);
+        total_ms += elapsed;
+        times.push(elapsed);
+        calls.push(chord.queries as f64);
+        lengths.push(chord.hi - chord.lo);
+    }
+    let total_calls: f64 = calls.iter().sum();
+    Ok(ChordReport {
+        chords: count,
+        level,
+        tol,
+        chord_ms_median: median(times.clone()),
+        chord_ms_max: times.iter().copied().fold(0.0, f64::max),
+        member_calls_median: median(calls),
+        ms_per_member_call: total_ms / total_calls.max(1.0),
+        length_median: median(lengths),
+        fallbacks: fast.fallbacks() - fallbacks_before,
+    })
 }
 
 fn ms(start: Instant) -> f64 {

@@ -60,6 +60,25 @@ fn fast_reports_outside_domain() {
     assert!(fast.evaluate(&[0.0, 0.0]).is_err());
 }
 
+/// On the domain's boundary (where the score is `n` and the LMI is singular) both backends
+/// answer from the bottom-eigenvector certificate, within the accuracy of `n`.
+#[test]
+fn boundary_is_certified_by_both_backends() {
+    let (n, d, g) = (500, 3, 1.2);
+    let cm = instance(8, n, d, g);
+    let fast = FastCm::new(cm.clone());
+    let reference = ClarabelCm::new(cm.clone());
+    let mut r = rng(88);
+    for _ in 0..4 {
+        let u = random_theta(&mut r, d, g, 1.0);
+        let (_, hi) = cm.line_domain(&vec![0.0; d], &u).unwrap();
+        let theta: Vec<f64> = u.iter().map(|x| x * hi * (1.0 - 1e-12)).collect();
+        for e in [fast.evaluate(&theta).unwrap(), reference.evaluate(&theta).unwrap()] {
+            assert!(e.in_domain && e.lower >= n as f64 - 1e-3, "{e:?}");
+        }
+    }
+}
+
 /// Early-stopped membership answers match the full bracket whenever the score is more than
 /// the accuracy away from the level.
 #[test]

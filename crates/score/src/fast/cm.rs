@@ -17,6 +17,7 @@ use crate::oracle::{ScoreEval, ScoreOracle};
 use crate::ScoreError;
 use nalgebra::DMatrix;
 use std::borrow::Cow;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 /// The CM score on the fast interior-point backend.
@@ -27,6 +28,8 @@ pub struct FastCm {
     points: DMatrix<f64>,
     settings: FastSettings,
     warm: Mutex<Option<ActiveSet>>,
+    /// Evaluations answered by the reference backend.
+    fallbacks: AtomicUsize,
 }
 
 impl Clone for FastCm {
@@ -36,6 +39,7 @@ impl Clone for FastCm {
             points: self.points.clone(),
             settings: self.settings.clone(),
             warm: Mutex::new(None),
+            fallbacks: AtomicUsize::new(0),
         }
     }
 }
@@ -47,7 +51,7 @@ impl FastCm {
     pub fn new(problem: CertifiedMean) -> Self {
         sosdp_openblas::set_num_threads(1);
         let points = problem.lifted_points() / (problem.n() as f64).sqrt();
-        FastCm { reference: ClarabelCm::new(problem), points, settings: FastSettings::default(), warm: Mutex::new(None) }
+        FastCm { reference: ClarabelCm::new(problem), points, settings: FastSettings::default(), warm: Mutex::new(None), fallbacks: AtomicUsize::new(0) }
     }
 
     pub fn with_settings(mut self, settings: FastSettings) -> Self {
@@ -61,6 +65,12 @@ impl FastCm {
 
     pub fn settings(&self) -> &FastSettings {
         &self.settings
+    }
+
+    /// Number of evaluations (of this instance, not its clones) answered by the reference
+    /// backend because the fast path failed.
+    pub fn fallbacks(&self) -> usize {
+        self.fallbacks.load(Ordering::Relaxed)
     }
 
     /// Forget the warm-start state (the next evaluation is cold).
@@ -87,6 +97,9 @@ impl FastCm {
         if !cm.in_domain(theta) {
             return Ok((ScoreEval::outside(cm.n() as f64), EvalStats::default()));
         }
+        if let Some(eval) = cm.screen(theta, self.settings.accuracy, level) {
+            return Ok((eval, EvalStats { decided_early: level.is_some(), ..EvalStats::default() }));
+        }
         let n = cm.n() as f64;
         let full = self.full_problem(cm.b_matrix(theta));
         let warm = if self.settings.warm_start {
@@ -109,13 +122,17 @@ impl FastCm {
             // The IPM's dual has weight cost 1/n: the certificate's Y (weight cost 1) is n Z.
             |a, _, duals| cm.certify(theta, a, &(&duals[0] * n)),
         );
-        conclude(
+        let answer = conclude(
             &full,
             certified,
             &self.settings,
             |set| *self.warm.lock().unwrap_or_else(|e| e.into_inner()) = Some(set),
             || self.reference.evaluate(theta),
-        )
+        )?;
+        if answer.1.fallback {
+            self.fallbacks.fetch_add(1, Ordering::Relaxed);
+        }
+        Ok(answer)
     }
 }
 
