@@ -107,9 +107,10 @@ impl FastCm {
         } else {
             None
         };
+        let reduced_ok = |reduced: &Problem| min_eigenvalue(&reduced.blocks[0].constant) > 0.0;
         let start = match warm {
             Some(set) if set.status().len() == full.upper.len() => set,
-            _ => cold_set(&full, &self.settings, &[]),
+            _ => cold_set(&full, &self.settings, &reduced_ok, &[]),
         };
         let certified = solve_certified(
             &full,
@@ -117,7 +118,7 @@ impl FastCm {
             &self.settings,
             &ScoreMap { offset: n, scale: n },
             level,
-            |reduced| min_eigenvalue(&reduced.blocks[0].constant) > 0.0,
+            reduced_ok,
             &[],
             // The IPM's dual has weight cost 1/n: the certificate's Y (weight cost 1) is n Z.
             |a, _, duals| cm.certify(theta, a, &(&duals[0] * n)),
