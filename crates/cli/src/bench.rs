@@ -173,14 +173,16 @@ struct ChordReport {
     tol: f64,
     chord_ms_median: f64,
     chord_ms_max: f64,
-    /// Membership queries per chord (median).
+    /// Oracle solves per chord (median): membership queries, or direct chord-end solves.
     member_calls_median: f64,
-    /// Total chord time over total membership queries.
+    /// Total chord time over total solves.
     ms_per_member_call: f64,
     /// Chord length `hi - lo` (median).
     length_median: f64,
     /// Evaluations the fast backend handed to the reference backend during the chords.
     fallbacks: usize,
+    /// Chord ends the fast backend's direct solve could not certify (found by bisection).
+    bisected_ends: usize,
 }
 
 /// The output line. Field order is the printed order.
@@ -313,7 +315,7 @@ fn chords(instance: &ScoreInstance, fast: &FastCm, count: usize, level: f64, tol
     let mut rng = StdRng::seed_from_u64(seed);
     let x = &instance.anchor.theta;
     let level = instance.anchor.eval.score + level;
-    let fallbacks_before = fast.fallbacks();
+    let (fallbacks_before, bisected_before) = (fast.fallbacks(), fast.bisected_ends());
     let (mut times, mut calls, mut lengths) = (Vec::new(), Vec::new(), Vec::new());
     let mut total_ms = 0.0;
     for _ in 0..count {
@@ -341,6 +343,7 @@ fn chords(instance: &ScoreInstance, fast: &FastCm, count: usize, level: f64, tol
         ms_per_member_call: total_ms / total_calls.max(1.0),
         length_median: median(lengths),
         fallbacks: fast.fallbacks() - fallbacks_before,
+        bisected_ends: fast.bisected_ends() - bisected_before,
     })
 }
 

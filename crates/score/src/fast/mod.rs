@@ -8,8 +8,10 @@
 //! - [`active_set`]: folding weights at their bounds into constants;
 //! - [`driver`]: reduced solve, certification and repair rounds, shared by CM and SP;
 //! - [`dense`]: LAPACK/BLAS kernels;
+//! - [`chord`]: chords of CM level bodies, each end one program;
 //! - [`cm`], [`sp`]: the CM and SP oracles.
 pub mod active_set;
+pub mod chord;
 pub mod cm;
 pub mod dense;
 pub mod driver;
