@@ -8,7 +8,7 @@
 //! by a tight cluster (spread 0.1) at distance 4 along the first axis; centre `c` = the
 //! coordinate-wise median; `Gamma = (1 + 0.2 + r^2) I` with `r = 0.5`. Thetas are drawn
 //! uniformly in the ball of radius `2.5 sqrt(D / n) + 0.05` around the CM minimiser
-//! (the anchor), inside the CM domain.
+//! (the anchor, computed by the fast backend), inside the CM domain.
 use crate::CliError;
 use clap::{Args, Subcommand};
 use nalgebra::{DMatrix, DVector};
@@ -57,8 +57,8 @@ pub struct ScoreBenchArgs {
     /// started from the previous, unrelated theta). The walk timing is warm regardless.
     #[arg(long)]
     warm: bool,
-    /// Skip the clarabel reference evaluations (clarabel_ms_median and max_abs_diff are
-    /// null); the anchor is still computed with clarabel.
+    /// Skip clarabel entirely: the reference evaluations and the reference anchor (their
+    /// fields are null).
     #[arg(long)]
     skip_clarabel: bool,
     /// Also time K chords of the level body `{CM <= anchor score + chord_level}` through the
@@ -80,14 +80,15 @@ pub struct ScoreInstance {
     pub data: DMatrix<f64>,
     /// The CM problem (centre = coordinate-wise median, `Gamma = (1.2 + r^2) I`).
     pub problem: CertifiedMean,
-    /// The CM minimiser (clarabel backend, no ball domain).
+    /// The CM minimiser (fast backend, no ball domain).
     pub anchor: Anchor,
     /// Radius of the ball around the anchor the thetas are drawn from.
     pub radius: f64,
 }
 
 impl ScoreInstance {
-    /// Build the instance of size `n x dim` from `seed` (computes the anchor: one SDP).
+    /// Build the instance of size `n x dim` from `seed` (computes the anchor: one SDP on the
+    /// fast backend).
     pub fn new(n: usize, dim: usize, seed: u64) -> Result<Self, CliError> {
         if n < 2 {
             return Err(CliError::Invalid(format!("--n must be at least 2, got {n}")));
@@ -102,7 +103,7 @@ impl ScoreInstance {
         let centre: Vec<f64> = data.column_iter().map(|c| median(c.iter().copied().collect())).collect();
         let gamma = DMatrix::identity(dim, dim) * (1.0 + 0.2 + CENTRE_RADIUS * CENTRE_RADIUS);
         let problem = CertifiedMean::new(&data, &centre, &gamma)?;
-        let anchor = minimise_cm(&ClarabelCm::new(problem.clone()), None)?;
+        let anchor = FastCm::new(problem.clone()).minimise(None)?;
         let radius = 2.5 * (dim as f64 / n as f64).sqrt() + 0.05;
         Ok(ScoreInstance { data, problem, anchor, radius })
     }
@@ -200,6 +201,9 @@ struct ScoreBenchReport {
     fast_iterations_median: f64,
     anchor_ms: f64,
     anchor_score: f64,
+    /// The clarabel anchor's time and `|fast - clarabel|` of the two anchors' scores.
+    clarabel_anchor_ms: Option<f64>,
+    anchor_score_diff: Option<f64>,
     radius: f64,
     reps: usize,
     walk_steps: usize,
@@ -238,6 +242,13 @@ fn score(args: &ScoreBenchArgs) -> Result<(), CliError> {
     let start = Instant::now();
     let instance = ScoreInstance::new(n, dim, args.seed)?;
     let anchor_ms = ms(start);
+    let reference_anchor = if args.skip_clarabel {
+        None
+    } else {
+        let t = Instant::now();
+        let anchor = minimise_cm(&ClarabelCm::new(instance.problem.clone()), None)?;
+        Some((ms(t), (anchor.eval.score - instance.anchor.eval.score).abs()))
+    };
     let thetas = instance.ball_thetas(reps, theta_seed(args.seed))?;
     let fast = FastCm::new(instance.problem.clone());
     let clarabel = ClarabelCm::new(instance.problem.clone());
@@ -296,6 +307,8 @@ fn score(args: &ScoreBenchArgs) -> Result<(), CliError> {
         fast_iterations_median: median(fast_iterations),
         anchor_ms,
         anchor_score: instance.anchor.eval.score,
+        clarabel_anchor_ms: reference_anchor.map(|a| a.0),
+        anchor_score_diff: reference_anchor.map(|a| a.1),
         radius: instance.radius,
         reps,
         walk_steps,

@@ -25,7 +25,7 @@ use std::sync::Mutex;
 /// The CM score on the fast interior-point backend.
 #[derive(Debug)]
 pub struct FastCm {
-    reference: ClarabelCm,
+    pub(super) reference: ClarabelCm,
     /// `w_i = zh_i / sqrt(n)` as columns.
     pub(super) points: DMatrix<f64>,
     pub(super) settings: FastSettings,

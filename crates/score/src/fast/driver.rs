@@ -260,7 +260,7 @@ fn subsample(full: &Problem, ns: usize) -> Problem<'static> {
             .map(|b| LmiBlock {
                 constant: b.constant.clone(),
                 sign: b.sign,
-                points: Cow::Owned(b.points.select_columns(&idx) * ratio.sqrt()),
+                points: Cow::Owned(b.select(&idx) * ratio.sqrt()),
                 extra: b.extra.clone(),
             })
             .collect(),
