@@ -206,6 +206,43 @@ fn cuts_bound_the_score_from_below() {
     assert!(tight >= 2, "too few points where a cut is positive ({tight})");
 }
 
+/// The fast anchor agrees with the clarabel anchor (score within the accuracy), without and
+/// with a binding ball domain, answers on the fast path, and its certified ball lies in the
+/// next level (checked with the reference backend on its boundary).
+#[test]
+fn fast_anchor_agrees_with_clarabel() {
+    use sosdp_score::{minimise_cm, BallDomain};
+    for (seed, n, d, g) in [(13u64, 1000usize, 3usize, 1.5), (14, 1500, 6, 1.6)] {
+        let cm = instance(seed, n, d, g);
+        let fast = FastCm::new(cm.clone());
+        let reference = ClarabelCm::new(cm.clone());
+        let free = minimise_cm(&reference, None).unwrap();
+        let free_score = free.eval.score;
+        // A ball that excludes the unconstrained minimiser.
+        let mut centre = free.theta.clone();
+        centre[0] -= 0.3;
+        let ball = BallDomain { centre, radius: 0.2 };
+        for (domain, expected) in [(None, free), (Some(&ball), minimise_cm(&reference, Some(&ball)).unwrap())] {
+            let anchor = fast.minimise(domain).unwrap();
+            assert!((anchor.eval.score - expected.eval.score).abs() <= 1e-3, "n {n} d {d}: fast {anchor:?} clarabel {expected:?}");
+            assert!(anchor.eval.width() <= 1e-3 && anchor.radius > 0.0, "{anchor:?}");
+            if let Some(b) = domain {
+                let dist = anchor.theta.iter().zip(&b.centre).map(|(t, c)| (t - c).powi(2)).sum::<f64>().sqrt();
+                assert!(dist <= b.radius + 1e-12, "outside the ball: {dist}");
+                assert!(expected.eval.score > free_score + 1.0, "the ball must bind");
+            }
+            let mut r = rng(130 + seed);
+            for _ in 0..3 {
+                let u = random_theta(&mut r, d, g, 1.0);
+                let norm = u.iter().map(|a| a * a).sum::<f64>().sqrt();
+                let theta: Vec<f64> = anchor.theta.iter().zip(&u).map(|(a, b)| a + anchor.radius * b / norm).collect();
+                assert!(reference.evaluate(&theta).unwrap().score <= anchor.eval.upper + 1.0 + 1e-6);
+            }
+        }
+        assert_eq!(fast.fallbacks(), 0);
+    }
+}
+
 /// A parallel batch returns the same certified scores as sequential evaluation.
 #[test]
 fn batch_matches_sequential() {

@@ -42,6 +42,7 @@ impl FastCm {
         };
         let certified = solve_certified(&full, start, &self.settings, &ScoreMap { offset: n, scale: n }, None, |_| true, &t0, certify);
         let Some(c) = certified else {
+            self.count_fallback();
             return crate::anchor::minimise_cm(&self.reference, ball);
         };
         let (theta, weights, y) = found.into_inner().expect("an accepted round was certified");
@@ -55,8 +56,8 @@ impl FastCm {
     fn anchor_problem(&self, ball: Option<&BallDomain>) -> Problem<'_> {
         let cm = self.problem();
         let dim = cm.dim();
-        // The coefficient of w_k enters as `- w_k T_k`: T_k = -(e_k e_D^T + e_D e_k^T) in the
-        // CM block and -(e_k e_D^T + e_D e_k^T) in the ball block (same pattern).
+        // The coefficient of w_k enters as `- w_k T_k`, so T_k = -(e_k e_D^T + e_D e_k^T), in
+        // the CM block and in the ball block alike.
         let t: Vec<DMatrix<f64>> = (0..dim)
             .map(|k| {
                 let mut m = DMatrix::zeros(dim + 1, dim + 1);

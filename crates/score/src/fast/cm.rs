@@ -86,8 +86,8 @@ impl FastCm {
         &self.settings
     }
 
-    /// Number of evaluations (of this instance, not its clones) answered by the reference
-    /// backend because the fast path failed.
+    /// Number of evaluations and anchors (of this instance, not its clones) answered by the
+    /// reference backend because the fast path failed.
     pub fn fallbacks(&self) -> usize {
         self.fallbacks.load(Ordering::Relaxed)
     }
@@ -96,6 +96,10 @@ impl FastCm {
     /// could not certify, so that bisection on membership found them.
     pub fn bisected_ends(&self) -> usize {
         self.bisected_ends.load(Ordering::Relaxed)
+    }
+
+    pub(super) fn count_fallback(&self) {
+        self.fallbacks.fetch_add(1, Ordering::Relaxed);
     }
 
     pub(super) fn count_bisected_end(&self) {
@@ -204,7 +208,7 @@ impl FastCm {
             || self.reference.evaluate(theta),
         )?;
         if answer.1.fallback {
-            self.fallbacks.fetch_add(1, Ordering::Relaxed);
+            self.count_fallback();
         } else if let Some(cut) = last_cut.into_inner() {
             self.keep_cut(cut);
         }
