@@ -134,6 +134,14 @@ fn bench_score_prints_one_json_line() {
     let v = json(&sosdp(&["bench", "score", "--n", "200", "--dim", "2", "--reps", "2", "--seed", "5", "--skip-clarabel"]));
     assert!(v["clarabel_ms_median"].is_null() && v["max_abs_diff"].is_null(), "{v}");
     assert!(v["fast_ms_median"].as_f64().is_some(), "{v}");
+    assert!(v["chord"].is_null(), "{v}");
+
+    let v = json(&sosdp(&["bench", "score", "--n", "300", "--dim", "2", "--reps", "1", "--skip-clarabel", "--chords", "3"]));
+    let chord = &v["chord"];
+    assert_eq!(chord["chords"].as_u64(), Some(3), "{v}");
+    assert!(chord["member_calls_median"].as_f64().is_some_and(|c| c >= 2.0), "{v}");
+    assert!(chord["length_median"].as_f64().is_some_and(|l| l > 0.0), "{v}");
+    assert_eq!(chord["fallbacks"].as_u64(), Some(0), "{v}");
 }
 
 #[test]
@@ -145,6 +153,10 @@ fn bench_score_rejects_bad_sizes() {
     assert_rejected(&bench("300", "3", "0"), "--reps must be at least 1");
     assert_rejected(&bench("abc", "3", "3"), "invalid value");
     assert_rejected(&sosdp(&["bench", "score", "--n", "300", "--dim", "3"]), "required");
+    let chords = |flag: &str, v: &str| sosdp(&["bench", "score", "--n", "300", "--dim", "3", "--reps", "1", flag, v]);
+    assert_rejected(&chords("--chords", "-1"), "--chords must be at least 0");
+    assert_rejected(&chords("--chord-tol", "0"), "--chord-tol must be positive");
+    assert_rejected(&chords("--chord-level", "-2"), "--chord-level must be positive");
 }
 
 #[test]

@@ -8,7 +8,7 @@
 //! by a tight cluster (spread 0.1) at distance 4 along the first axis; centre `c` = the
 //! coordinate-wise median; `Gamma = (1 + 0.2 + r^2) I` with `r = 0.5`. Thetas are drawn
 //! uniformly in the ball of radius `2.5 sqrt(D / n) + 0.05` around the CM minimiser
-//! (the anchor), inside the CM domain.
+//! (the anchor, computed by the fast backend), inside the CM domain.
 use crate::CliError;
 use clap::{Args, Subcommand};
 use nalgebra::{DMatrix, DVector};
@@ -57,10 +57,20 @@ pub struct ScoreBenchArgs {
     /// started from the previous, unrelated theta). The walk timing is warm regardless.
     #[arg(long)]
     warm: bool,
-    /// Skip the clarabel reference evaluations (clarabel_ms_median and max_abs_diff are
-    /// null); the anchor is still computed with clarabel.
+    /// Skip clarabel entirely: the reference evaluations and the reference anchor (their
+    /// fields are null).
     #[arg(long)]
     skip_clarabel: bool,
+    /// Also time K chords of the level body `{CM <= anchor score + chord_level}` through the
+    /// anchor along random directions (the sampler's hit-and-run query), K >= 0.
+    #[arg(long, value_name = "K", default_value_t = 0, allow_negative_numbers = true)]
+    chords: i64,
+    /// Level of the chord bodies above the anchor's score.
+    #[arg(long, value_name = "L", default_value_t = 10.0, allow_negative_numbers = true)]
+    chord_level: f64,
+    /// Tolerance of the chord ends along the line (theta units).
+    #[arg(long, value_name = "T", default_value_t = 1e-4, allow_negative_numbers = true)]
+    chord_tol: f64,
 }
 
 /// A benchmark instance: the CM problem and its anchor.
@@ -70,14 +80,15 @@ pub struct ScoreInstance {
     pub data: DMatrix<f64>,
     /// The CM problem (centre = coordinate-wise median, `Gamma = (1.2 + r^2) I`).
     pub problem: CertifiedMean,
-    /// The CM minimiser (clarabel backend, no ball domain).
+    /// The CM minimiser (fast backend, no ball domain).
     pub anchor: Anchor,
     /// Radius of the ball around the anchor the thetas are drawn from.
     pub radius: f64,
 }
 
 impl ScoreInstance {
-    /// Build the instance of size `n x dim` from `seed` (computes the anchor: one SDP).
+    /// Build the instance of size `n x dim` from `seed` (computes the anchor: one SDP on the
+    /// fast backend).
     pub fn new(n: usize, dim: usize, seed: u64) -> Result<Self, CliError> {
         if n < 2 {
             return Err(CliError::Invalid(format!("--n must be at least 2, got {n}")));
@@ -92,7 +103,7 @@ impl ScoreInstance {
         let centre: Vec<f64> = data.column_iter().map(|c| median(c.iter().copied().collect())).collect();
         let gamma = DMatrix::identity(dim, dim) * (1.0 + 0.2 + CENTRE_RADIUS * CENTRE_RADIUS);
         let problem = CertifiedMean::new(&data, &centre, &gamma)?;
-        let anchor = minimise_cm(&ClarabelCm::new(problem.clone()), None)?;
+        let anchor = FastCm::new(problem.clone()).minimise(None)?;
         let radius = 2.5 * (dim as f64 / n as f64).sqrt() + 0.05;
         Ok(ScoreInstance { data, problem, anchor, radius })
     }
@@ -150,6 +161,31 @@ pub fn walk_seed(seed: u64) -> u64 {
     seed ^ 0x3a1c_3a1c
 }
 
+/// Seed of the chord directions, derived from the instance seed.
+pub fn chord_seed(seed: u64) -> u64 {
+    seed ^ 0xc40d_c40d
+}
+
+/// Timing of chords through the anchor (`--chords`).
+#[derive(Debug, Serialize)]
+struct ChordReport {
+    chords: usize,
+    level: f64,
+    tol: f64,
+    chord_ms_median: f64,
+    chord_ms_max: f64,
+    /// Oracle solves per chord (median): membership queries, or direct chord-end solves.
+    member_calls_median: f64,
+    /// Total chord time over total solves.
+    ms_per_member_call: f64,
+    /// Chord length `hi - lo` (median).
+    length_median: f64,
+    /// Evaluations the fast backend handed to the reference backend during the chords.
+    fallbacks: usize,
+    /// Chord ends the fast backend's direct solve could not certify (found by bisection).
+    bisected_ends: usize,
+}
+
 /// The output line. Field order is the printed order.
 #[derive(Debug, Serialize)]
 struct ScoreBenchReport {
@@ -165,11 +201,15 @@ struct ScoreBenchReport {
     fast_iterations_median: f64,
     anchor_ms: f64,
     anchor_score: f64,
+    /// The clarabel anchor's time and `|fast - clarabel|` of the two anchors' scores.
+    clarabel_anchor_ms: Option<f64>,
+    anchor_score_diff: Option<f64>,
     radius: f64,
     reps: usize,
     walk_steps: usize,
     seed: u64,
     warm: bool,
+    chord: Option<ChordReport>,
 }
 
 pub fn run(command: &BenchCommand) -> Result<(), CliError> {
@@ -188,11 +228,27 @@ fn score(args: &ScoreBenchArgs) -> Result<(), CliError> {
     if args.reps < 1 {
         return Err(CliError::Invalid(format!("--reps must be at least 1, got {}", args.reps)));
     }
+    if args.chords < 0 {
+        return Err(CliError::Invalid(format!("--chords must be at least 0, got {}", args.chords)));
+    }
+    if !(args.chord_tol.is_finite() && args.chord_tol > 0.0) {
+        return Err(CliError::Invalid(format!("--chord-tol must be positive, got {}", args.chord_tol)));
+    }
+    if !(args.chord_level.is_finite() && args.chord_level > 0.0) {
+        return Err(CliError::Invalid(format!("--chord-level must be positive, got {}", args.chord_level)));
+    }
     let (n, dim, reps) = (args.n as usize, args.dim as usize, args.reps as usize);
 
     let start = Instant::now();
     let instance = ScoreInstance::new(n, dim, args.seed)?;
     let anchor_ms = ms(start);
+    let reference_anchor = if args.skip_clarabel {
+        None
+    } else {
+        let t = Instant::now();
+        let anchor = minimise_cm(&ClarabelCm::new(instance.problem.clone()), None)?;
+        Some((ms(t), (anchor.eval.score - instance.anchor.eval.score).abs()))
+    };
     let thetas = instance.ball_thetas(reps, theta_seed(args.seed))?;
     let fast = FastCm::new(instance.problem.clone());
     let clarabel = ClarabelCm::new(instance.problem.clone());
@@ -234,6 +290,10 @@ fn score(args: &ScoreBenchArgs) -> Result<(), CliError> {
         }
     }
 
+    let chord = (args.chords > 0)
+        .then(|| chords(&instance, &fast, args.chords as usize, args.chord_level, args.chord_tol, chord_seed(args.seed)))
+        .transpose()?;
+
     let report = ScoreBenchReport {
         n,
         dim,
@@ -247,15 +307,57 @@ fn score(args: &ScoreBenchArgs) -> Result<(), CliError> {
         fast_iterations_median: median(fast_iterations),
         anchor_ms,
         anchor_score: instance.anchor.eval.score,
+        clarabel_anchor_ms: reference_anchor.map(|a| a.0),
+        anchor_score_diff: reference_anchor.map(|a| a.1),
         radius: instance.radius,
         reps,
         walk_steps,
         seed: args.seed,
         warm: args.warm,
+        chord,
     };
     let line = serde_json::to_string(&report).map_err(|e| CliError::Invalid(format!("cannot encode the report: {e}")))?;
     println!("{line}");
     Ok(())
+}
+
+/// Time `count` chords of `{CM <= anchor score + level}` through the anchor along random
+/// directions, each within the line's CM domain, one after the other on the same oracle (as
+/// consecutive hit-and-run steps would).
+fn chords(instance: &ScoreInstance, fast: &FastCm, count: usize, level: f64, tol: f64, seed: u64) -> Result<ChordReport, CliError> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let x = &instance.anchor.theta;
+    let level = instance.anchor.eval.score + level;
+    let (fallbacks_before, bisected_before) = (fast.fallbacks(), fast.bisected_ends());
+    let (mut times, mut calls, mut lengths) = (Vec::new(), Vec::new(), Vec::new());
+    let mut total_ms = 0.0;
+    for _ in 0..count {
+        let u = unit_vector(&mut rng, x.len());
+        let range = instance
+            .problem
+            .line_domain(x, &u)
+            .ok_or_else(|| CliError::Invalid("the anchor lies outside the CM domain".into()))?;
+        let t = Instant::now();
+        let chord = fast.chord(x, &u, level, range, tol)?;
+        let elapsed = ms(t);
+        total_ms += elapsed;
+        times.push(elapsed);
+        calls.push(chord.queries as f64);
+        lengths.push(chord.hi - chord.lo);
+    }
+    let total_calls: f64 = calls.iter().sum();
+    Ok(ChordReport {
+        chords: count,
+        level,
+        tol,
+        chord_ms_median: median(times.clone()),
+        chord_ms_max: times.iter().copied().fold(0.0, f64::max),
+        member_calls_median: median(calls),
+        ms_per_member_call: total_ms / total_calls.max(1.0),
+        length_median: median(lengths),
+        fallbacks: fast.fallbacks() - fallbacks_before,
+        bisected_ends: fast.bisected_ends() - bisected_before,
+    })
 }
 
 fn ms(start: Instant) -> f64 {

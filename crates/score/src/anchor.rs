@@ -13,9 +13,10 @@
 //! `CM <= upper(theta0) + t S <= upper(theta0) + 1`. This radius is conservative (order
 //! `1/n`); it enters the sampler's utility only through `log(1/r)`.
 use crate::clarabel_backend::{block_matrix, ClarabelCm};
+use crate::cm::CertifiedMean;
 use crate::linalg::min_eigenvalue;
 use crate::{ScoreError, ScoreEval, ScoreOracle};
-use nalgebra::DVector;
+use nalgebra::{DMatrix, DVector};
 use sosdp_sdp::{Cone, SolveSettings};
 
 /// A Euclidean ball `B(centre, radius)`: the data-independent domain of a mechanism stage.
@@ -37,19 +38,11 @@ pub struct Anchor {
     pub radius: f64,
 }
 
-/// Minimise the CM score over `theta` (inside `ball`, when given).
+/// Minimise the CM score over `theta` (inside `ball`, when given), on clarabel.
 pub fn minimise_cm(oracle: &ClarabelCm, ball: Option<&BallDomain>) -> Result<Anchor, ScoreError> {
     let cm = oracle.problem();
     let (n, dim) = (cm.n(), cm.dim());
-    if let Some(ball) = ball {
-        if ball.centre.len() != dim {
-            return Err(ScoreError::DimensionMismatch { what: "the ball centre", expected: dim, got: ball.centre.len() });
-        }
-        crate::cm::check_finite("the ball centre", &ball.centre)?;
-        if !(ball.radius.is_finite() && ball.radius > 0.0) {
-            return Err(ScoreError::RadiusNotPositive(ball.radius));
-        }
-    }
+    check_ball(cm, ball)?;
     let (mut p, psd) = oracle.weights_program(dim);
     for k in 0..dim {
         p.add_psd_term(psd, k, dim, n + k, 1.0);
@@ -70,30 +63,59 @@ pub fn minimise_cm(oracle: &ClarabelCm, ball: Option<&BallDomain>) -> Result<Anc
             last = format!("{:?}", sol.status);
             continue;
         }
-        let mut theta: Vec<f64> = (0..dim).map(|k| cm.centre()[k] + sol.x[n + k]).collect();
-        if let Some(ball) = ball {
-            pull_into_ball(&mut theta, ball);
+        let theta: Vec<f64> = (0..dim).map(|k| cm.centre()[k] + sol.x[n + k]).collect();
+        match anchor_at(cm, theta, &sol.x[..n], &block_matrix(&psd, &sol.z), ball, settings.accuracy, |t| oracle.evaluate(t)) {
+            Ok(anchor) => return Ok(anchor),
+            Err(e) => last = e.to_string(),
         }
-        if !cm.in_domain(&theta) {
-            last = "minimiser outside the CM domain".into();
-            continue;
-        }
-        let weights = &sol.x[..n];
-        let mut eval = cm.certify(&theta, weights, &block_matrix(&psd, &sol.z));
-        if eval.width() > settings.accuracy {
-            eval = oracle.evaluate(&theta)?;
-        }
-        let feasible = cm.feasible_weights(&theta, weights);
-        let kept: f64 = feasible.iter().sum();
-        let beta = min_eigenvalue(&cm.b_matrix(&theta)).max(0.0);
-        let mut radius = beta * (1.0 / kept.max(1.0));
-        if let Some(ball) = ball {
-            let dist = (DVector::from_column_slice(&theta) - DVector::from_column_slice(&ball.centre)).norm();
-            radius = radius.min(ball.radius - dist);
-        }
-        return Ok(Anchor { theta, eval, radius: radius.max(0.0) });
     }
     Err(ScoreError::Solver(last))
+}
+
+/// Validate a ball domain against the problem.
+pub(crate) fn check_ball(cm: &CertifiedMean, ball: Option<&BallDomain>) -> Result<(), ScoreError> {
+    if let Some(ball) = ball {
+        if ball.centre.len() != cm.dim() {
+            return Err(ScoreError::DimensionMismatch { what: "the ball centre", expected: cm.dim(), got: ball.centre.len() });
+        }
+        crate::cm::check_finite("the ball centre", &ball.centre)?;
+        if !(ball.radius.is_finite() && ball.radius > 0.0) {
+            return Err(ScoreError::RadiusNotPositive(ball.radius));
+        }
+    }
+    Ok(())
+}
+
+/// The anchor at a solver's minimiser `theta` with its weights and dual matrix (certificate
+/// units): `theta` pulled into the ball, the certified bracket (re-evaluated by `evaluate`
+/// when wider than `accuracy`) and the certified radius of the module doc.
+pub(crate) fn anchor_at(
+    cm: &CertifiedMean,
+    mut theta: Vec<f64>,
+    weights: &[f64],
+    dual_y: &DMatrix<f64>,
+    ball: Option<&BallDomain>,
+    accuracy: f64,
+    evaluate: impl Fn(&[f64]) -> Result<ScoreEval, ScoreError>,
+) -> Result<Anchor, ScoreError> {
+    if let Some(ball) = ball {
+        pull_into_ball(&mut theta, ball);
+    }
+    if !cm.in_domain(&theta) {
+        return Err(ScoreError::Solver("minimiser outside the CM domain".into()));
+    }
+    let mut eval = cm.certify(&theta, weights, dual_y);
+    if eval.width() > accuracy {
+        eval = evaluate(&theta)?;
+    }
+    let kept: f64 = cm.feasible_weights(&theta, weights).iter().sum();
+    let beta = min_eigenvalue(&cm.b_matrix(&theta)).max(0.0);
+    let mut radius = beta * (1.0 / kept.max(1.0));
+    if let Some(ball) = ball {
+        let dist = (DVector::from_column_slice(&theta) - DVector::from_column_slice(&ball.centre)).norm();
+        radius = radius.min(ball.radius - dist);
+    }
+    Ok(Anchor { theta, eval, radius: radius.max(0.0) })
 }
 
 /// Project `theta` onto the ball (the solver may overshoot it by its tolerance).

@@ -142,6 +142,9 @@ impl ScoreOracle for ClarabelCm {
         if !cm.in_domain(theta) {
             return Ok(ScoreEval::outside(cm.n() as f64));
         }
+        if let Some(eval) = cm.screen(theta, self.settings.accuracy, None) {
+            return Ok(eval);
+        }
         let (n, dim) = (cm.n(), cm.dim());
         let (mut p, psd) = self.weights_program(0);
         for (k, (t, c)) in theta.iter().zip(cm.centre().iter()).enumerate() {

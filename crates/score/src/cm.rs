@@ -18,7 +18,15 @@
 //!   the shrunk weights are feasible and `CM <= n - sum a`;
 //! - lower: weak duality. For every `Y ⪰ 0` (dual of the normalised LMI),
 //!   `max sum a <= tr(Y B(theta)) + sum_i max(0, 1 - zh_i^T Y zh_i / n)`, so
-//!   `CM >= n - that`. A candidate `Y` is projected onto the PSD cone first.
+//!   `CM >= n - that`. A candidate `Y` is projected onto the PSD cone first, and the bound
+//!   is taken at the best multiple `t Y`, `t >= 0` (see [`best_scaled_bound`]).
+//!
+//! Outside the level sets the dual direction of the bottom eigenvector `e` of `B(theta)`
+//! certifies large scores cheaply ([`CertifiedMean::eigen_bound`]): with `Y = t e e^T`,
+//! `tr(Y B) = t lambda_min(B)`, which vanishes at the domain's boundary, where the bound
+//! tends to `n` (every weight with `e^T zh_i != 0` must be 0 there).
+//!
+//! A dual matrix at a fixed scale bounds CM from below at every `theta`, affinely: a [`Cut`].
 use crate::linalg::{self,
     all_finite, min_eigenvalue, psd_projection, scaled, trace_product, verified_shrink,
 };
@@ -184,26 +192,123 @@ impl CertifiedMean {
 
     /// Certified lower bound from a candidate dual matrix `Y` of the normalised LMI
     /// (projected onto the PSD cone first): `n - tr(Y B) - sum_i max(0, 1 - zh_i^T Y zh_i / n)`.
+    /// Certified lower bound from a candidate dual matrix `Y` of the normalised LMI
+    /// (projected onto the PSD cone first), at its best multiple `t >= 0`:
+    /// `max_t n - t tr(Y B) - sum_i max(0, 1 - t zh_i^T Y zh_i / n)`.
     pub fn lower_bound(&self, theta: &[f64], candidate_y: &DMatrix<f64>) -> f64 {
+        self.cut(candidate_y, theta).value(theta).max(0.0)
+    }
+
+    /// The affine minorant ([`Cut`]) of a candidate dual `Y` (projected onto the PSD cone), at
+    /// the multiple `t Y` that is best at `theta`.
+    pub fn cut(&self, candidate_y: &DMatrix<f64>, theta: &[f64]) -> Cut {
         let n = self.n() as f64;
+        let dim = self.dim();
         let y = psd_projection(candidate_y);
-        let penalty: f64 = self.quad_forms(&y).iter().map(|q| (1.0 - q / n).max(0.0)).sum();
-        let dual_value = trace_product(&y, &self.b_matrix(theta)) + penalty;
-        (n - dual_value).max(0.0)
+        let q = self.quad_forms(&y);
+        let (t, _) = best_scale(n, trace_product(&y, &self.b_matrix(theta)), &q);
+        let penalty: f64 = q.iter().map(|qi| (1.0 - t * qi / n).max(0.0)).sum();
+        // tr(t Y B(theta)) = t (tr(Y_00 Gamma) + Y_DD) + 2 t y . (theta - c), y = Y[:D, D].
+        let y_col: Vec<f64> = (0..dim).map(|k| t * y[(k, dim)]).collect();
+        let trace_const = t * (trace_product(&y.view((0, 0), (dim, dim)).into_owned(), &self.gamma) + y[(dim, dim)]);
+        let offset = n - penalty - trace_const + 2.0 * y_col.iter().zip(self.centre.iter()).map(|(a, c)| a * c).sum::<f64>();
+        Cut { y: y * t, offset, gradient: y_col.iter().map(|a| -2.0 * a).collect() }
+    }
+    /// Certified lower bound from the dual direction `e e^T` of the bottom eigenvector `e` of
+    /// `B(theta)` (module doc): cheap, and close to `n` near the domain's boundary.
+    pub fn eigen_bound(&self, theta: &[f64]) -> f64 {
+        let eig = self.b_matrix(theta).symmetric_eigen();
+        let k = eig.eigenvalues.imin();
+        let e = eig.eigenvectors.column(k);
+        let q: Vec<f64> = self.zh.tr_mul(&e).iter().map(|p| p * p).collect();
+        best_scaled_bound(self.n() as f64, eig.eigenvalues[k].max(0.0), &q)
+    }
+
+    /// The answer of [`Self::eigen_bound`] alone, when it suffices: the bracket `[bound, n]`
+    /// (`a = 0` is feasible in the domain) if it is within `accuracy` of `n` or, for a
+    /// membership query at `level`, if `bound > level`. `theta` must be in the domain.
+    pub fn screen(&self, theta: &[f64], accuracy: f64, level: Option<f64>) -> Option<ScoreEval> {
+        let n = self.n() as f64;
+        let bound = self.eigen_bound(theta);
+        (bound >= n - accuracy || level.is_some_and(|k| bound > k)).then(|| ScoreEval::bracketed(n, bound, n))
     }
 
     /// The bracket for a solver's primal weights and dual matrix, or the "infinite" value
     /// outside the domain.
     pub fn certify(&self, theta: &[f64], weights: &[f64], dual_y: &DMatrix<f64>) -> ScoreEval {
+        self.certify_with_cut(theta, weights, dual_y).0
+    }
+
+    /// [`Self::certify`] and the cut its lower bound came from (`None` outside the domain).
+    pub fn certify_with_cut(&self, theta: &[f64], weights: &[f64], dual_y: &DMatrix<f64>) -> (ScoreEval, Option<Cut>) {
         let n = self.n() as f64;
         if !self.in_domain(theta) {
-            return ScoreEval::outside(n);
+            return (ScoreEval::outside(n), None);
         }
         let upper = self.upper_bound(theta, weights);
-        let lower = self.lower_bound(theta, dual_y).min(upper);
+        let cut = self.cut(dual_y, theta);
+        let lower = cut.value(theta).max(0.0).min(upper);
         let value = n - weights.iter().map(|x| x.clamp(0.0, 1.0)).sum::<f64>();
-        ScoreEval::bracketed(value, lower, upper)
+        (ScoreEval::bracketed(value, lower, upper), Some(cut))
     }
+}
+
+/// An affine minorant of CM: weak duality with one dual matrix `Y ⪰ 0` at a fixed scale gives
+/// `CM(theta) >= n - tr(Y B(theta)) - sum_i max(0, 1 - zh_i^T Y zh_i / n)` for every `theta`
+/// (outside the domain CM is `n`, above it), and `B` is affine in `theta`. So the cut is
+/// `value(theta) = offset + gradient . theta`: a supporting half-space certificate of every
+/// level body, valid everywhere, reusable at any `theta` and along any line.
+#[derive(Clone, Debug)]
+pub struct Cut {
+    /// The dual matrix at the scale of the cut (`t Y`); its margins `1 - zh_i^T Y zh_i / n`
+    /// classify the weights (positive: at the cap).
+    pub y: DMatrix<f64>,
+    offset: f64,
+    gradient: Vec<f64>,
+}
+
+impl Cut {
+    /// The lower bound on `CM(theta)`.
+    pub fn value(&self, theta: &[f64]) -> f64 {
+        self.offset + self.gradient.iter().zip(theta).map(|(g, t)| g * t).sum::<f64>()
+    }
+
+    /// Along the ray `x + s u`: the step beyond which the cut exceeds `level` (so every
+    /// later point is outside `{CM <= level}`), or `None` when the cut does not increase along
+    /// the ray.
+    pub fn ray_end(&self, x: &[f64], u: &[f64], level: f64) -> Option<f64> {
+        let slope: f64 = self.gradient.iter().zip(u).map(|(g, v)| g * v).sum();
+        (slope > 0.0).then(|| (level - self.value(x)) / slope)
+    }
+}
+
+/// `max_{t >= 0} n - t beta - sum_i max(0, 1 - t q_i / n)` for `beta, q_i >= 0` (weak duality
+/// for the dual `t Y` with `beta = tr(Y B)`, `q_i = zh_i^T Y zh_i`), clamped at 0.
+///
+/// The function of `t` is concave and piecewise linear with breakpoints `n / q_i`; its slope
+/// is `-beta + sum_{i : t q_i < n} q_i / n`, so the maximum is at the first breakpoint where
+/// the slope turns non-positive (at `t = 0` if it starts so, at the last breakpoint if it
+/// never does, which needs `beta = 0`).
+pub fn best_scaled_bound(n: f64, beta: f64, q: &[f64]) -> f64 {
+    best_scale(n, beta, q).1.max(0.0)
+}
+
+/// The maximiser `t` of [`best_scaled_bound`]'s function and its value (not clamped).
+pub fn best_scale(n: f64, beta: f64, q: &[f64]) -> (f64, f64) {
+    let value = |t: f64| n - t * beta - q.iter().map(|qi| (1.0 - t * qi / n).max(0.0)).sum::<f64>();
+    let mut breaks: Vec<(f64, f64)> = q.iter().filter(|qi| **qi > 0.0).map(|qi| (n / qi, qi / n)).collect();
+    breaks.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut slope = -beta + breaks.iter().map(|b| b.1).sum::<f64>();
+    let mut best_t = 0.0;
+    for (t, drop) in &breaks {
+        if slope <= 0.0 {
+            break;
+        }
+        best_t = *t;
+        slope -= drop;
+    }
+    // The unit scale guards against rounding in the breakpoint search.
+    [(best_t, value(best_t)), (1.0, value(1.0))].into_iter().max_by(|a, b| a.1.total_cmp(&b.1)).expect("two candidates")
 }
 
 pub(crate) fn check_finite(what: &'static str, values: &[f64]) -> Result<(), ScoreError> {
@@ -212,5 +317,25 @@ pub(crate) fn check_finite(what: &'static str, values: &[f64]) -> Result<(), Sco
     } else {
         let index = values.iter().position(|x| !x.is_finite()).unwrap_or(0);
         Err(ScoreError::NonFinite { what, index })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{best_scale, best_scaled_bound};
+
+    /// The breakpoint search finds the maximum of the concave function over a fine grid of t.
+    #[test]
+    fn best_scale_matches_grid_search() {
+        let n = 7.0;
+        let q = [0.0, 0.5, 2.0, 3.5, 7.0, 20.0, 1.0];
+        for beta in [0.0, 0.1, 0.7, 2.0, 50.0] {
+            let value = |t: f64| n - t * beta - q.iter().map(|qi| (1.0 - t * qi / n).max(0.0)).sum::<f64>();
+            let grid = (0..=200_000).map(|k| value(k as f64 * 1e-4)).fold(0.0f64, f64::max);
+            let best = best_scaled_bound(n, beta, &q);
+            assert!(best >= grid - 1e-12 && best <= grid + 1e-3, "beta {beta}: {best} vs grid {grid}");
+            let (t, v) = best_scale(n, beta, &q);
+            assert!((value(t) - v).abs() < 1e-12 && (v.max(0.0) - best).abs() < 1e-12);
+        }
     }
 }

@@ -22,7 +22,7 @@ pub mod sp;
 
 pub use anchor::{minimise_cm, Anchor, BallDomain};
 pub use clarabel_backend::{ClarabelCm, ClarabelSettings, ClarabelSp};
-pub use cm::CertifiedMean;
+pub use cm::{CertifiedMean, Cut};
 pub use error::ScoreError;
 pub use membership::{chord_by_bisection, evaluate_batch, Chord};
 pub use fast::{FastCm, FastSettings, FastSp};

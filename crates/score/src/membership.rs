@@ -29,8 +29,24 @@ pub fn member_from_bracket(eval: &ScoreEval, level: f64) -> bool {
 pub struct Chord {
     pub lo: f64,
     pub hi: f64,
-    /// Membership queries spent.
+    /// Oracle solves spent: membership queries, or direct chord-end solves of a backend.
     pub queries: usize,
+}
+
+/// Check the arguments of a chord query (see [`chord_by_bisection`]).
+pub fn check_chord_args<O: ScoreOracle + ?Sized>(oracle: &O, x: &[f64], u: &[f64], range: (f64, f64), tol: f64) -> Result<(), ScoreError> {
+    if x.len() != u.len() || x.len() != oracle.dim() {
+        return Err(ScoreError::DimensionMismatch { what: "chord point or direction", expected: oracle.dim(), got: u.len() });
+    }
+    if !(range.0 <= 0.0 && range.1 >= 0.0 && tol > 0.0) {
+        return Err(ScoreError::InvalidParameter("chord needs lo_max <= 0 <= hi_max and tol > 0".into()));
+    }
+    Ok(())
+}
+
+/// `x + s u`.
+pub fn on_line(x: &[f64], u: &[f64], s: f64) -> Vec<f64> {
+    x.iter().zip(u).map(|(a, b)| a + s * b).collect()
 }
 
 /// Chord of `{score <= level}` through `x` (assumed inside) along `u`, searched within the
@@ -44,37 +60,41 @@ pub fn chord_by_bisection<O: ScoreOracle + ?Sized>(
     range: (f64, f64),
     tol: f64,
 ) -> Result<Chord, ScoreError> {
-    if x.len() != u.len() || x.len() != oracle.dim() {
-        return Err(ScoreError::DimensionMismatch { what: "chord point or direction", expected: oracle.dim(), got: u.len() });
+    check_chord_args(oracle, x, u, range, tol)?;
+    let (hi, hi_queries) = end_by_bisection(oracle, x, u, level, (0.0, range.1), tol)?;
+    let (lo, lo_queries) = end_by_bisection(oracle, x, u, level, (0.0, range.0), tol)?;
+    Ok(Chord { lo, hi, queries: hi_queries + lo_queries })
+}
+
+/// One end of the chord by bisection on weak membership between `inside` (a step known to be
+/// inside, e.g. 0) and `limit` (the end of the search range; `limit` itself is queried
+/// first). Returns the end and the number of queries.
+pub fn end_by_bisection<O: ScoreOracle + ?Sized>(
+    oracle: &O,
+    x: &[f64],
+    u: &[f64],
+    level: f64,
+    (inside, limit): (f64, f64),
+    tol: f64,
+) -> Result<(f64, usize), ScoreError> {
+    if limit == inside {
+        return Ok((inside, 0));
     }
-    if !(range.0 <= 0.0 && range.1 >= 0.0 && tol > 0.0) {
-        return Err(ScoreError::InvalidParameter("chord needs lo_max <= 0 <= hi_max and tol > 0".into()));
+    let mut queries = 1;
+    if oracle.member(&on_line(x, u, limit), level)? {
+        return Ok((limit, queries));
     }
-    let mut queries = 0;
-    let point = |s: f64| -> Vec<f64> { x.iter().zip(u).map(|(a, b)| a + s * b).collect() };
-    let mut end = |limit: f64| -> Result<f64, ScoreError> {
-        if limit == 0.0 {
-            return Ok(0.0);
-        }
+    let (mut inside, mut outside) = (inside, limit);
+    while (outside - inside).abs() > tol {
+        let mid = 0.5 * (inside + outside);
         queries += 1;
-        if oracle.member(&point(limit), level)? {
-            return Ok(limit);
+        if oracle.member(&on_line(x, u, mid), level)? {
+            inside = mid;
+        } else {
+            outside = mid;
         }
-        let (mut inside, mut outside) = (0.0, limit);
-        while (outside - inside).abs() > tol {
-            let mid = 0.5 * (inside + outside);
-            queries += 1;
-            if oracle.member(&point(mid), level)? {
-                inside = mid;
-            } else {
-                outside = mid;
-            }
-        }
-        Ok(inside)
-    };
-    let hi = end(range.1)?;
-    let lo = end(range.0)?;
-    Ok(Chord { lo, hi, queries })
+    }
+    Ok((inside, queries))
 }
 
 /// Evaluate many parameters in parallel (rayon). Oracles with warm-start state share it, so

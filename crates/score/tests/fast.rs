@@ -5,7 +5,7 @@ mod common;
 use common::{normal_vec, random_theta, rng};
 use nalgebra::DMatrix;
 use sosdp_eval::{Adversary, CorruptedSample};
-use sosdp_score::{evaluate_batch, CertifiedMean, ClarabelCm, FastCm, ScoreOracle};
+use sosdp_score::{chord_by_bisection, evaluate_batch, CertifiedMean, ClarabelCm, FastCm, ScoreOracle};
 
 fn instance(seed: u64, n: usize, d: usize, g: f64) -> CertifiedMean {
     let mut r = rng(seed);
@@ -58,6 +58,25 @@ fn fast_reports_outside_domain() {
     assert_eq!(e.score, 400.0);
     assert!(fast.evaluate(&[f64::NAN, 0.0, 0.0]).is_err());
     assert!(fast.evaluate(&[0.0, 0.0]).is_err());
+}
+
+/// On the domain's boundary (where the score is `n` and the LMI is singular) both backends
+/// answer from the bottom-eigenvector certificate, within the accuracy of `n`.
+#[test]
+fn boundary_is_certified_by_both_backends() {
+    let (n, d, g) = (500, 3, 1.2);
+    let cm = instance(8, n, d, g);
+    let fast = FastCm::new(cm.clone());
+    let reference = ClarabelCm::new(cm.clone());
+    let mut r = rng(88);
+    for _ in 0..4 {
+        let u = random_theta(&mut r, d, g, 1.0);
+        let (_, hi) = cm.line_domain(&vec![0.0; d], &u).unwrap();
+        let theta: Vec<f64> = u.iter().map(|x| x * hi * (1.0 - 1e-12)).collect();
+        for e in [fast.evaluate(&theta).unwrap(), reference.evaluate(&theta).unwrap()] {
+            assert!(e.in_domain && e.lower >= n as f64 - 1e-3, "{e:?}");
+        }
+    }
 }
 
 /// Early-stopped membership answers match the full bracket whenever the score is more than
@@ -113,6 +132,114 @@ fn chords_bracket_the_level_set() {
                 assert!(reference.evaluate(&outside).unwrap().score > level - 1e-3);
             }
         }
+    }
+}
+
+/// The direct chord ends (one program per end, certified on both sides) agree with
+/// bisection on the reference backend's membership within the tolerance, along a chain of
+/// chords through moving points (as hit-and-run uses them), with no end left to bisection and
+/// no fallback.
+#[test]
+fn direct_chords_agree_with_bisection() {
+    for (seed, n, d, g) in [(9u64, 1000usize, 3usize, 1.5), (10, 1500, 5, 1.6)] {
+        let cm = instance(seed, n, d, g);
+        let fast = FastCm::new(cm.clone());
+        let reference = ClarabelCm::new(cm.clone());
+        let mut r = rng(90 + seed);
+        let mut x = vec![0.0; d];
+        let level = reference.evaluate(&x).unwrap().score + 20.0;
+        let tol = 1e-4;
+        for step in 0..5 {
+            let u: Vec<f64> = {
+                let v = normal_vec(&mut r, d);
+                let norm = v.iter().map(|a| a * a).sum::<f64>().sqrt();
+                v.iter().map(|a| a / norm).collect()
+            };
+            let range = cm.line_domain(&x, &u).unwrap();
+            let direct = fast.chord(&x, &u, level, range, tol).unwrap();
+            let bisected = chord_by_bisection(&reference, &x, &u, level, range, tol).unwrap();
+            assert!(direct.lo < 0.0 && direct.hi > 0.0, "{direct:?}");
+            assert!(direct.queries < bisected.queries, "{direct:?} vs {bisected:?}");
+            for (a, b) in [(direct.lo, bisected.lo), (direct.hi, bisected.hi)] {
+                assert!((a - b).abs() <= 2.0 * tol, "seed {seed} step {step}: direct {direct:?} bisection {bisected:?}");
+            }
+            // The next chord goes through a point of this one.
+            let s = direct.lo + (0.2 + 0.15 * step as f64) * (direct.hi - direct.lo);
+            x = x.iter().zip(&u).map(|(a, b)| a + s * b).collect();
+        }
+        assert_eq!(fast.bisected_ends(), 0, "every end must be certified by its own program");
+        assert_eq!(fast.fallbacks(), 0);
+    }
+}
+
+/// Cuts are lower bounds of CM everywhere (weak duality with one dual matrix), and at the
+/// point they are made for they give the certified lower bound.
+#[test]
+fn cuts_bound_the_score_from_below() {
+    let (n, d, g) = (600, 3, 1.5);
+    let cm = instance(12, n, d, g);
+    let reference = ClarabelCm::new(cm.clone());
+    let mut r = rng(120);
+    let mut tight = 0;
+    for _ in 0..4 {
+        // The dual direction of the bottom eigenvector of B at a point near the boundary
+        // (that of `CertifiedMean::eigen_bound`): a cut that is large near that point.
+        let dir = random_theta(&mut r, d, g, 1.0);
+        let norm = dir.iter().map(|a| a * a).sum::<f64>().sqrt();
+        let at: Vec<f64> = dir.iter().map(|a| a * 0.97 * g.sqrt() / norm).collect();
+        let eig = cm.b_matrix(&at).symmetric_eigen();
+        let e = eig.eigenvectors.column(eig.eigenvalues.imin()).into_owned();
+        let y = &e * e.transpose();
+        let cut = cm.cut(&y, &at);
+        assert!((cut.value(&at).max(0.0) - cm.lower_bound(&at, &y)).abs() < 1e-9);
+        assert!(cut.value(&at) > 0.5 * n as f64, "the test needs a cut that binds: {}", cut.value(&at));
+        for k in 0..5 {
+            // Random points, and points on the ray towards `at` where the cut binds.
+            let theta = if k % 2 == 0 { random_theta(&mut r, d, g, 0.95) } else { at.iter().map(|a| a * (0.9 + 0.03 * k as f64)).collect() };
+            let s = reference.evaluate(&theta).unwrap();
+            assert!(cut.value(&theta) <= s.upper + 1e-9, "cut {} above the score {s:?}", cut.value(&theta));
+            if cut.value(&theta) > 1.0 {
+                tight += 1;
+            }
+        }
+    }
+    assert!(tight >= 2, "too few points where a cut is positive ({tight})");
+}
+
+/// The fast anchor agrees with the clarabel anchor (score within the accuracy), without and
+/// with a binding ball domain, answers on the fast path, and its certified ball lies in the
+/// next level (checked with the reference backend on its boundary).
+#[test]
+fn fast_anchor_agrees_with_clarabel() {
+    use sosdp_score::{minimise_cm, BallDomain};
+    for (seed, n, d, g) in [(13u64, 1000usize, 3usize, 1.5), (14, 1500, 6, 1.6)] {
+        let cm = instance(seed, n, d, g);
+        let fast = FastCm::new(cm.clone());
+        let reference = ClarabelCm::new(cm.clone());
+        let free = minimise_cm(&reference, None).unwrap();
+        let free_score = free.eval.score;
+        // A ball that excludes the unconstrained minimiser.
+        let mut centre = free.theta.clone();
+        centre[0] -= 0.3;
+        let ball = BallDomain { centre, radius: 0.2 };
+        for (domain, expected) in [(None, free), (Some(&ball), minimise_cm(&reference, Some(&ball)).unwrap())] {
+            let anchor = fast.minimise(domain).unwrap();
+            assert!((anchor.eval.score - expected.eval.score).abs() <= 1e-3, "n {n} d {d}: fast {anchor:?} clarabel {expected:?}");
+            assert!(anchor.eval.width() <= 1e-3 && anchor.radius > 0.0, "{anchor:?}");
+            if let Some(b) = domain {
+                let dist = anchor.theta.iter().zip(&b.centre).map(|(t, c)| (t - c).powi(2)).sum::<f64>().sqrt();
+                assert!(dist <= b.radius + 1e-12, "outside the ball: {dist}");
+                assert!(expected.eval.score > free_score + 1.0, "the ball must bind");
+            }
+            let mut r = rng(130 + seed);
+            for _ in 0..3 {
+                let u = random_theta(&mut r, d, g, 1.0);
+                let norm = u.iter().map(|a| a * a).sum::<f64>().sqrt();
+                let theta: Vec<f64> = anchor.theta.iter().zip(&u).map(|(a, b)| a + anchor.radius * b / norm).collect();
+                assert!(reference.evaluate(&theta).unwrap().score <= anchor.eval.upper + 1.0 + 1e-6);
+            }
+        }
+        assert_eq!(fast.fallbacks(), 0);
     }
 }
 

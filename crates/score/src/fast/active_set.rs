@@ -93,7 +93,7 @@ impl ActiveSet {
             .map(|&i| if status[i] == Status::Upper { full.upper[i] } else { -full.upper[i] })
             .collect();
         for (fold, block) in self.folded.iter_mut().zip(&full.blocks) {
-            let cols = block.points.select_columns(&changed);
+            let cols = block.select(&changed);
             *fold += crate::linalg::weighted_scatter(&cols, &coeffs);
         }
         self.folded_mass += coeffs.iter().sum::<f64>();
@@ -119,7 +119,7 @@ impl ActiveSet {
                 .map(|(b, fold)| LmiBlock {
                     constant: &b.constant - fold * b.sign,
                     sign: b.sign,
-                    points: Cow::Owned(b.points.select_columns(&free)),
+                    points: Cow::Owned(b.select(&free)),
                     extra: b.extra.clone(),
                 })
                 .collect(),

@@ -11,23 +11,35 @@ use super::active_set::ActiveSet;
 use super::driver::{cold_set, conclude, solve_certified, EvalStats, FastSettings, ScoreMap};
 use super::ipm::{LmiBlock, Problem};
 use crate::clarabel_backend::ClarabelCm;
-use crate::cm::CertifiedMean;
+use crate::cm::{CertifiedMean, Cut};
 use crate::linalg::min_eigenvalue;
+use crate::membership::{check_chord_args, Chord};
 use crate::oracle::{ScoreEval, ScoreOracle};
 use crate::ScoreError;
 use nalgebra::DMatrix;
 use std::borrow::Cow;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::cell::RefCell;
 use std::sync::Mutex;
 
 /// The CM score on the fast interior-point backend.
 #[derive(Debug)]
 pub struct FastCm {
-    reference: ClarabelCm,
+    pub(super) reference: ClarabelCm,
     /// `w_i = zh_i / sqrt(n)` as columns.
-    points: DMatrix<f64>,
-    settings: FastSettings,
+    pub(super) points: DMatrix<f64>,
+    pub(super) settings: FastSettings,
     warm: Mutex<Option<ActiveSet>>,
+    /// Evaluations answered by the reference backend.
+    fallbacks: AtomicUsize,
+    /// Chord ends the direct solve could not certify (found by bisection instead).
+    bisected_ends: AtomicUsize,
+    /// Cuts (affine minorants) from the duals of recent solves, newest last.
+    cuts: Mutex<Vec<Cut>>,
 }
+
+/// Number of recent cuts kept.
+const CUTS: usize = 64;
 
 impl Clone for FastCm {
     fn clone(&self) -> Self {
@@ -36,6 +48,9 @@ impl Clone for FastCm {
             points: self.points.clone(),
             settings: self.settings.clone(),
             warm: Mutex::new(None),
+            fallbacks: AtomicUsize::new(0),
+            bisected_ends: AtomicUsize::new(0),
+            cuts: Mutex::new(Vec::new()),
         }
     }
 }
@@ -47,7 +62,15 @@ impl FastCm {
     pub fn new(problem: CertifiedMean) -> Self {
         sosdp_openblas::set_num_threads(1);
         let points = problem.lifted_points() / (problem.n() as f64).sqrt();
-        FastCm { reference: ClarabelCm::new(problem), points, settings: FastSettings::default(), warm: Mutex::new(None) }
+        FastCm {
+            reference: ClarabelCm::new(problem),
+            points,
+            settings: FastSettings::default(),
+            warm: Mutex::new(None),
+            fallbacks: AtomicUsize::new(0),
+            bisected_ends: AtomicUsize::new(0),
+            cuts: Mutex::new(Vec::new()),
+        }
     }
 
     pub fn with_settings(mut self, settings: FastSettings) -> Self {
@@ -63,9 +86,65 @@ impl FastCm {
         &self.settings
     }
 
+    /// Number of evaluations and anchors (of this instance, not its clones) answered by the
+    /// reference backend because the fast path failed.
+    pub fn fallbacks(&self) -> usize {
+        self.fallbacks.load(Ordering::Relaxed)
+    }
+
+    /// Number of chord ends (of this instance) that the direct solve of [`super::chord`]
+    /// could not certify, so that bisection on membership found them.
+    pub fn bisected_ends(&self) -> usize {
+        self.bisected_ends.load(Ordering::Relaxed)
+    }
+
+    pub(super) fn count_fallback(&self) {
+        self.fallbacks.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub(super) fn count_bisected_end(&self) {
+        self.bisected_ends.fetch_add(1, Ordering::Relaxed);
+    }
+
     /// Forget the warm-start state (the next evaluation is cold).
     pub fn reset(&self) {
         *self.warm.lock().unwrap_or_else(|e| e.into_inner()) = None;
+    }
+
+    /// Take the warm-start state (if enabled).
+    pub(super) fn take_warm(&self) -> Option<ActiveSet> {
+        if self.settings.warm_start { self.warm.lock().unwrap_or_else(|e| e.into_inner()).take() } else { None }
+    }
+
+    /// Keep an active set of the CM program (or of any program on the same weights) for the
+    /// next evaluation.
+    pub(super) fn keep_warm(&self, set: ActiveSet) {
+        *self.warm.lock().unwrap_or_else(|e| e.into_inner()) = Some(set);
+    }
+
+    /// Keep the cut of a solve (the oldest one goes when there are [`CUTS`]).
+    pub(super) fn keep_cut(&self, cut: Cut) {
+        let mut cuts = self.cuts.lock().unwrap_or_else(|e| e.into_inner());
+        if cuts.len() == CUTS {
+            cuts.remove(0);
+        }
+        cuts.push(cut);
+    }
+
+    /// The largest lower bound the kept cuts give at `theta`.
+    fn cut_bound(&self, theta: &[f64]) -> f64 {
+        let cuts = self.cuts.lock().unwrap_or_else(|e| e.into_inner());
+        cuts.iter().map(|c| c.value(theta)).fold(0.0, f64::max)
+    }
+
+    /// Along the ray `x + s u`: the smallest certified outer end of `{CM <= level}` among the
+    /// kept cuts, and the dual matrix of that cut.
+    pub(super) fn nearest_cut(&self, x: &[f64], u: &[f64], level: f64) -> Option<(f64, DMatrix<f64>)> {
+        let cuts = self.cuts.lock().unwrap_or_else(|e| e.into_inner());
+        cuts.iter()
+            .filter_map(|c| c.ray_end(x, u, level).map(|s| (s, c)))
+            .min_by(|a, b| a.0.total_cmp(&b.0))
+            .map(|(s, c)| (s, c.y.clone()))
     }
 
     fn full_problem(&self, b: DMatrix<f64>) -> Problem<'_> {
@@ -87,35 +166,53 @@ impl FastCm {
         if !cm.in_domain(theta) {
             return Ok((ScoreEval::outside(cm.n() as f64), EvalStats::default()));
         }
+        if let Some(eval) = cm.screen(theta, self.settings.accuracy, level) {
+            return Ok((eval, EvalStats { decided_early: level.is_some(), ..EvalStats::default() }));
+        }
         let n = cm.n() as f64;
+        if let Some(k) = level {
+            // A kept cut may already certify "score > level"; a = 0 gives the upper end.
+            let bound = self.cut_bound(theta);
+            if bound > k {
+                return Ok((ScoreEval::bracketed(n, bound, n), EvalStats { decided_early: true, ..EvalStats::default() }));
+            }
+        }
         let full = self.full_problem(cm.b_matrix(theta));
-        let warm = if self.settings.warm_start {
-            self.warm.lock().unwrap_or_else(|e| e.into_inner()).take()
-        } else {
-            None
-        };
+        let warm = self.take_warm();
+        let reduced_ok = |reduced: &Problem| min_eigenvalue(&reduced.blocks[0].constant) > 0.0;
         let start = match warm {
             Some(set) if set.status().len() == full.upper.len() => set,
-            _ => cold_set(&full, &self.settings, &[]),
+            _ => cold_set(&full, &self.settings, &reduced_ok, &[]),
         };
+        let last_cut = RefCell::new(None);
         let certified = solve_certified(
             &full,
             start,
             &self.settings,
             &ScoreMap { offset: n, scale: n },
             level,
-            |reduced| min_eigenvalue(&reduced.blocks[0].constant) > 0.0,
+            reduced_ok,
             &[],
             // The IPM's dual has weight cost 1/n: the certificate's Y (weight cost 1) is n Z.
-            |a, _, duals| cm.certify(theta, a, &(&duals[0] * n)),
+            |a, _, duals| {
+                let (eval, cut) = cm.certify_with_cut(theta, a, &(&duals[0] * n));
+                *last_cut.borrow_mut() = cut;
+                eval
+            },
         );
-        conclude(
+        let answer = conclude(
             &full,
             certified,
             &self.settings,
-            |set| *self.warm.lock().unwrap_or_else(|e| e.into_inner()) = Some(set),
+            |set| self.keep_warm(set),
             || self.reference.evaluate(theta),
-        )
+        )?;
+        if answer.1.fallback {
+            self.count_fallback();
+        } else if let Some(cut) = last_cut.into_inner() {
+            self.keep_cut(cut);
+        }
+        Ok(answer)
     }
 }
 
@@ -143,5 +240,15 @@ impl ScoreOracle for FastCm {
     fn member(&self, theta: &[f64], level: f64) -> Result<bool, ScoreError> {
         let (eval, _) = self.evaluate_detailed(theta, Some(level))?;
         Ok(crate::membership::member_from_bracket(&eval, level))
+    }
+
+    /// Each end solved directly ([`super::chord`]), certified on both sides.
+    fn chord(&self, x: &[f64], u: &[f64], level: f64, range: (f64, f64), tol: f64) -> Result<Chord, ScoreError> {
+        check_chord_args(self, x, u, range, tol)?;
+        self.problem().check_theta(x)?;
+        let (hi, hi_solves) = self.chord_end(x, u, level, range.1, tol)?;
+        let back: Vec<f64> = u.iter().map(|v| -v).collect();
+        let (lo, lo_solves) = self.chord_end(x, &back, level, -range.0, tol)?;
+        Ok(Chord { lo: -lo, hi, queries: hi_solves + lo_solves })
     }
 }

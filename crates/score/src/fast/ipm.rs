@@ -39,7 +39,7 @@ pub struct LmiBlock<'a> {
     /// `+1` (packing: weights use up the block) or `-1` (covering).
     pub sign: f64,
     /// The vectors `w_i` as columns (`p x N`), borrowed for a full problem, owned for a
-    /// reduced one.
+    /// reduced one; `p x 0` for a block without weights (e.g. a ball on the free variables).
     pub points: Cow<'a, DMatrix<f64>>,
     /// `T_k` for each free variable (`p x p` each).
     pub extra: Vec<DMatrix<f64>>,
@@ -198,6 +198,18 @@ fn axpyv(y: &mut [f64], alpha: f64, x: &[f64]) {
 
 fn sym(m: DMatrix<f64>) -> DMatrix<f64> {
     (&m + m.transpose()) * 0.5
+}
+
+impl LmiBlock<'_> {
+    /// True when the weights enter this block (its points have one column per weight).
+    pub fn has_weights(&self) -> bool {
+        self.points.ncols() > 0
+    }
+
+    /// The points of the weights `idx` (none for a block without weights).
+    pub fn select(&self, idx: &[usize]) -> DMatrix<f64> {
+        if self.has_weights() { self.points.select_columns(idx) } else { DMatrix::zeros(self.points.nrows(), 0) }
+    }
 }
 
 impl Problem<'_> {
@@ -412,10 +424,15 @@ impl Normal {
         let k = problem.k();
         let dg: Vec<f64> = (0..n).map(|i| z.lo[i] / s.lo[i] + z.up[i] / s.up[i]).collect();
         let d_row: Vec<f64> = z.row.iter().zip(&s.row).map(|(z, s)| z / s).collect();
-        let scaled: Vec<DMatrix<f64>> =
-            problem.blocks.iter().zip(&scaling.blocks).map(|(b, nt)| &nt.r_inv * b.points.as_ref()).collect();
-        let m_total: usize = problem.blocks.iter().map(|b| svec_len(b.constant.nrows())).sum::<usize>()
-            + problem.rows.len();
+        // Blocks without weights contribute nothing to the weight block.
+        let scaled: Vec<DMatrix<f64>> = problem
+            .blocks
+            .iter()
+            .zip(&scaling.blocks)
+            .filter(|(b, _)| b.has_weights())
+            .map(|(b, nt)| &nt.r_inv * b.points.as_ref())
+            .collect();
+        let m_total: usize = scaled.iter().map(|p| svec_len(p.nrows())).sum::<usize>() + problem.rows.len();
         let aa = if n > m_total {
             // Woodbury: rows of F are svec(P_i P_i^T) for each block, then sqrt(d_j) g_j 1^T.
             let mut f = DMatrix::zeros(m_total, n);
@@ -477,7 +494,8 @@ impl Normal {
                 .collect();
             for kk in 0..k {
                 let mut col: Vec<f64> = vec![0.0; n];
-                for ((p, ts), b) in scaled.iter().zip(&t_scaled).zip(&problem.blocks) {
+                let weighted = problem.blocks.iter().zip(&t_scaled).filter(|(b, _)| b.has_weights());
+                for (p, (b, ts)) in scaled.iter().zip(weighted) {
                     for (c, q) in col.iter_mut().zip(quad_forms(p, &ts[kk])) {
                         *c += b.sign * q;
                     }

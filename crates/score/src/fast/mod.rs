@@ -8,8 +8,12 @@
 //! - [`active_set`]: folding weights at their bounds into constants;
 //! - [`driver`]: reduced solve, certification and repair rounds, shared by CM and SP;
 //! - [`dense`]: LAPACK/BLAS kernels;
+//! - [`chord`]: chords of CM level bodies, each end one program;
+//! - [`anchor`]: the CM minimiser (MATH.md 4.2) on the same method;
 //! - [`cm`], [`sp`]: the CM and SP oracles.
 pub mod active_set;
+pub mod anchor;
+pub mod chord;
 pub mod cm;
 pub mod dense;
 pub mod driver;

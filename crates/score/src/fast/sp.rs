@@ -82,9 +82,10 @@ impl FastSp {
         };
         let t0 = [1.0 + (1.0 - g) / lambda];
         let warm = if self.settings.warm_start { self.warm.lock().unwrap_or_else(|e| e.into_inner()).take() } else { None };
+        let reduced_ok = |reduced: &Problem| min_eigenvalue(&reduced.blocks[0].constant) > 0.0;
         let start = match warm {
             Some(status) if status.len() == sp.n() => ActiveSet::with_status(&full, status),
-            _ => cold_set(&full, &self.settings, &t0),
+            _ => cold_set(&full, &self.settings, &reduced_ok, &t0),
         };
         let certified = solve_certified(
             &full,
@@ -92,7 +93,7 @@ impl FastSp {
             &self.settings,
             &ScoreMap { offset: 0.0, scale: n },
             level,
-            |reduced| min_eigenvalue(&reduced.blocks[0].constant) > 0.0,
+            reduced_ok,
             &t0,
             // The IPM minimises tau = t / n: the certificate's duals (objective t) are n Z.
             |a, tau, duals| {
