@@ -30,7 +30,7 @@ pub struct Target<'a, O: ?Sized, D> {
     pub directions: Directions,
     /// Relative tolerance of chord ends.
     pub chord_tol: f64,
-    /// Stepping-out length carried from body to body.
+    /// Length scale of chords carried from body to body.
     scale: Cell<f64>,
 }
 

@@ -12,7 +12,7 @@ use rand::SeedableRng;
 use rayon::prelude::*;
 use serde_json::json;
 use sosdp_sampler::{release, Ball, Ellipsoid, Intersection, MechanismSettings, SamplerKind, Start};
-use sosdp_score::{minimise_cm, BallDomain, ClarabelCm, FastCm};
+use sosdp_score::{BallDomain, FastCm};
 use std::io::IsTerminal;
 
 #[derive(Debug, Subcommand)]
@@ -97,9 +97,9 @@ fn mean(args: &MeanArgs) -> Result<(), CliError> {
         Box::new(Ellipsoid::new(centre.clone(), problem.gamma()).map_err(|e| CliError::Invalid(e.to_string()))?),
     ])
     .map_err(|e| CliError::Invalid(e.to_string()))?;
-    let anchor = minimise_cm(&ClarabelCm::new(problem.clone()), Some(&BallDomain { centre, radius: args.radius }))?;
-    let start = Start { theta: anchor.theta.clone(), score_upper: anchor.eval.upper };
     let oracle = FastCm::new(problem);
+    let anchor = oracle.minimise(Some(&BallDomain { centre, radius: args.radius }))?;
+    let start = Start { theta: anchor.theta.clone(), score_upper: anchor.eval.upper };
     let bar = progress_bar(&settings, args.draws as u64);
     let releases: Vec<_> = (0..args.draws as u64)
         .into_par_iter()
