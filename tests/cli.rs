@@ -142,6 +142,11 @@ fn bench_score_prints_one_json_line() {
     assert!(chord["member_calls_median"].as_f64().is_some_and(|c| c >= 2.0), "{v}");
     assert!(chord["length_median"].as_f64().is_some_and(|l| l > 0.0), "{v}");
     assert_eq!(chord["fallbacks"].as_u64(), Some(0), "{v}");
+    assert_eq!(chord["bisect"].as_bool(), Some(false), "{v}");
+
+    let v = json(&sosdp(&["bench", "score", "--n", "300", "--dim", "2", "--reps", "1", "--skip-clarabel", "--chords", "2", "--bisect"]));
+    assert_eq!(v["chord"]["bisect"].as_bool(), Some(true), "{v}");
+    assert!(v["chord"]["member_calls_median"].as_f64().is_some_and(|c| c > 4.0), "{v}");
 }
 
 #[test]

@@ -17,7 +17,7 @@ use rand::{RngExt, SeedableRng};
 use rand_distr::{Distribution, StandardNormal};
 use serde::Serialize;
 use sosdp_eval::{Adversary, CorruptedSample};
-use sosdp_score::{minimise_cm, Anchor, CertifiedMean, ClarabelCm, FastCm, ScoreOracle};
+use sosdp_score::{chord_by_bisection, minimise_cm, Anchor, CertifiedMean, ClarabelCm, FastCm, ScoreOracle};
 use std::time::Instant;
 
 /// Fraction of the records replaced by the adversary.
@@ -68,6 +68,10 @@ pub struct ScoreBenchArgs {
     /// Level of the chord bodies above the anchor's score.
     #[arg(long, value_name = "L", default_value_t = 10.0, allow_negative_numbers = true)]
     chord_level: f64,
+    /// Time the chords by bisection on membership (`chord_by_bisection`) instead of the fast
+    /// backend's direct chord ends.
+    #[arg(long)]
+    bisect: bool,
     /// Tolerance of the chord ends along the line (theta units).
     #[arg(long, value_name = "T", default_value_t = 1e-4, allow_negative_numbers = true)]
     chord_tol: f64,
@@ -170,6 +174,7 @@ pub fn chord_seed(seed: u64) -> u64 {
 #[derive(Debug, Serialize)]
 struct ChordReport {
     chords: usize,
+    bisect: bool,
     level: f64,
     tol: f64,
     chord_ms_median: f64,
@@ -291,7 +296,7 @@ fn score(args: &ScoreBenchArgs) -> Result<(), CliError> {
     }
 
     let chord = (args.chords > 0)
-        .then(|| chords(&instance, &fast, args.chords as usize, args.chord_level, args.chord_tol, chord_seed(args.seed)))
+        .then(|| chords(&instance, &fast, args, chord_seed(args.seed)))
         .transpose()?;
 
     let report = ScoreBenchReport {
@@ -324,10 +329,11 @@ fn score(args: &ScoreBenchArgs) -> Result<(), CliError> {
 /// Time `count` chords of `{CM <= anchor score + level}` through the anchor along random
 /// directions, each within the line's CM domain, one after the other on the same oracle (as
 /// consecutive hit-and-run steps would).
-fn chords(instance: &ScoreInstance, fast: &FastCm, count: usize, level: f64, tol: f64, seed: u64) -> Result<ChordReport, CliError> {
+fn chords(instance: &ScoreInstance, fast: &FastCm, args: &ScoreBenchArgs, seed: u64) -> Result<ChordReport, CliError> {
+    let (count, tol) = (args.chords as usize, args.chord_tol);
     let mut rng = StdRng::seed_from_u64(seed);
     let x = &instance.anchor.theta;
-    let level = instance.anchor.eval.score + level;
+    let level = instance.anchor.eval.score + args.chord_level;
     let (fallbacks_before, bisected_before) = (fast.fallbacks(), fast.bisected_ends());
     let (mut times, mut calls, mut lengths) = (Vec::new(), Vec::new(), Vec::new());
     let mut total_ms = 0.0;
@@ -338,7 +344,11 @@ fn chords(instance: &ScoreInstance, fast: &FastCm, count: usize, level: f64, tol
             .line_domain(x, &u)
             .ok_or_else(|| CliError::Invalid("the anchor lies outside the CM domain".into()))?;
         let t = Instant::now();
-        let chord = fast.chord(x, &u, level, range, tol)?;
+        let chord = if args.bisect {
+            chord_by_bisection(fast, x, &u, level, range, tol)?
+        } else {
+            fast.chord(x, &u, level, range, tol)?
+        };
         let elapsed = ms(t);
         total_ms += elapsed;
         times.push(elapsed);
@@ -348,6 +358,7 @@ fn chords(instance: &ScoreInstance, fast: &FastCm, count: usize, level: f64, tol
     let total_calls: f64 = calls.iter().sum();
     Ok(ChordReport {
         chords: count,
+        bisect: args.bisect,
         level,
         tol,
         chord_ms_median: median(times.clone()),

@@ -13,9 +13,10 @@
 //! Certificates (both exact, not approximate): the primal `(s, a)`, made feasible by
 //! [`CertifiedMean::feasible_weights`], shows `CM(x + s u) <= n - sum a <= level` (the program
 //! asks for `level' = level - accuracy / 2`, so that the repaired weights keep the sum); the
-//! dual matrix gives [`CertifiedMean::outer_end`], beyond which `CM > level`. The end is
-//! accepted when the two are within `tol`; otherwise (the rounds fail) it is found by bisection
-//! on weak membership, so every answer is certified or comes from membership queries.
+//! dual matrix gives a [`crate::cm::Cut`] whose [`crate::cm::Cut::ray_end`] is a step beyond
+//! which `CM > level`. The end is accepted when the two are within `tol`; otherwise (the rounds
+//! fail) it is found by bisection on weak membership, so every answer is certified or comes
+//! from membership queries.
 use super::active_set::{classify, ActiveSet};
 use super::driver::{next_set, solve_certified, FastSettings, ScoreMap};
 use super::ipm::{LinearRow, LmiBlock, Problem};
