@@ -186,7 +186,7 @@ pub fn release<O: ScoreOracle + ?Sized, D: Domain, R: Rng + ?Sized>(
     };
     let (mut theta, slice, layer_cake) = match settings.sampler {
         SamplerKind::Slice => {
-            let (theta, record) = slice::sample(&target, &start.theta, &settings.slice, rng, progress)?;
+            let (theta, record) = slice::sample(&target, &start.theta, levels.index(start.score_upper), &settings.slice, rng, progress)?;
             (theta, Some(record), None)
         }
         SamplerKind::LayerCake => {

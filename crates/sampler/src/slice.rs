@@ -2,7 +2,8 @@
 //! weight `(e^{-eps' l_i} - e^{-eps' l_{i+1}}) 1[theta in K_i]` (and `e^{-eps' l_I}` on the top
 //! level), whose `theta`-marginal is the target of [`crate::target`]. It alternates
 //! 1. given `theta`, `i = i(theta) + G` with `G` geometric, capped at the top
-//!    ([`crate::levels::draw_level_above`]; one score evaluation);
+//!    ([`crate::levels::draw_level_above`]); `i(theta)` is found by weak membership at the
+//!    levels below the previous body's ([`Target::index_below`]);
 //! 2. given `i`, `steps_per_iteration` hit-and-run steps in `K_i` from `theta`.
 //!
 //! Both steps leave the pair law invariant, so the chain converges to it from any start in
@@ -34,23 +35,26 @@ pub struct SliceRecord {
     pub final_index: i64,
 }
 
-/// Run the chain from `start` (inside `Theta`).
+/// Run the chain from `start` (inside `Theta`, in the level body of index `start_index`).
 pub fn sample<O: ScoreOracle + ?Sized, D: Domain, R: Rng + ?Sized>(
     target: &Target<O, D>,
     start: &[f64],
+    start_index: i64,
     settings: &SliceSettings,
     rng: &mut R,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<(Vec<f64>, SliceRecord), SamplerError> {
     let mut theta = start.to_vec();
     let mut trace = Vec::with_capacity(settings.iterations);
+    // theta lies in K_i for the body i of the previous iteration.
+    let mut i = start_index;
     for it in 0..settings.iterations {
-        let j = target.index_of(&theta)?;
-        let i = draw_level_above(j, target.top, target.eps, rng);
+        let j = target.index_below(&theta, i)?;
+        i = draw_level_above(j, target.top, target.eps, rng);
         trace.push(i);
         target.walk(target.levels.level(i), &mut theta, settings.steps_per_iteration, rng)?;
         progress(Progress { phase: "slice", done: it + 1, total: settings.iterations });
     }
-    let final_index = target.index_of(&theta)?;
+    let final_index = target.index_below(&theta, i)?;
     Ok((theta, SliceRecord { iterations: settings.iterations, level_trace: trace, final_index }))
 }

@@ -41,11 +41,16 @@ impl<'a, O: ScoreOracle + ?Sized, D: Domain> Target<'a, O, D> {
         Target { oracle, domain, levels, eps, top, directions, chord_tol, scale }
     }
 
-    /// The level index of `theta` (`i(theta)`, one score evaluation); `top` outside the
-    /// score's domain.
-    pub fn index_of(&self, theta: &[f64]) -> Result<i64, SamplerError> {
-        let eval = self.oracle.evaluate(theta)?;
-        Ok(self.levels.index(eval.score).min(self.top))
+    /// The level index of `theta` known to lie in `K_upper`: descend with weak membership,
+    /// `i(theta) = ` the smallest `j <= upper` with `theta` in `K_j` (answers of the
+    /// membership at consecutive levels). Each query stops as soon as its bracket decides,
+    /// which is cheaper than a full evaluation when the score is not close to a level.
+    pub fn index_below(&self, theta: &[f64], upper: i64) -> Result<i64, SamplerError> {
+        let mut j = upper.min(self.top);
+        while self.oracle.member(theta, self.levels.level(j - 1))? {
+            j -= 1;
+        }
+        Ok(j)
     }
 
     /// The score at `theta` (one evaluation).

@@ -79,14 +79,17 @@ fn grid(d: usize, h: f64) -> Vec<Vec<f64>> {
     }
 }
 
-/// `count` draws of the slice path from one long chain, keeping every `thin`-th iteration.
-fn slice_draws<O: ScoreOracle>(target: &Target<O, Intersection>, start: &[f64], count: usize, thin: usize, r: &mut StdRng) -> Vec<Vec<f64>> {
+/// `count` draws of the slice path from one long chain started at `start` (score at most
+/// `s0`), keeping every `thin`-th iteration.
+fn slice_draws<O: ScoreOracle>(target: &Target<O, Intersection>, start: &[f64], s0: f64, count: usize, thin: usize, r: &mut StdRng) -> Vec<Vec<f64>> {
     let settings = SliceSettings { iterations: thin, steps_per_iteration: 1 };
-    let mut x = start.to_vec();
+    let burn_in = SliceSettings { iterations: 20, steps_per_iteration: 1 };
+    let (mut x, record) = slice::sample(target, start, target.levels.index(s0), &burn_in, r, &mut |_| {}).unwrap();
+    let mut index = record.final_index;
     let mut out = Vec::new();
-    slice::sample(target, &x, &SliceSettings { iterations: 20, steps_per_iteration: 1 }, r, &mut |_| {}).map(|(t, _)| x = t).unwrap();
     for _ in 0..count {
-        x = slice::sample(target, &x, &settings, r, &mut |_| {}).unwrap().0;
+        let (next, record) = slice::sample(target, &x, index, &settings, r, &mut |_| {}).unwrap();
+        (x, index) = (next, record.final_index);
         out.push(x.clone());
     }
     out
@@ -114,7 +117,7 @@ fn check_agreement(d: usize, h: f64, slice_count: usize, cake_count: usize, seed
     let (start, s0) = grid_anchor(&q);
     let target = Target::new(&o, &dom, levels, eps, Directions::Isotropic, 2e-3);
     let mut r = rng(seed + 10);
-    let sliced = slice_draws(&target, &start, slice_count, 2 * d, &mut r);
+    let sliced = slice_draws(&target, &start, s0, slice_count, 2 * d, &mut r);
     let caked = layer_cake_draws(&target, &start, s0, cake_count, &mut r);
     for k in 0..d {
         let cdf = marginal_cdf(&q.points, &q.mass, k, h);
@@ -181,7 +184,8 @@ fn privacy_loss_on_neighbouring_datasets_is_within_epsilon() {
         let o = oracle(d);
         let q = quadrature(&o, &dom, levels, 0.5 * epsilon, &grid(1, 0.01));
         let target = Target::new(&o, &dom, levels, 0.5 * epsilon, Directions::Isotropic, 2e-3);
-        let draws = slice_draws(&target, &grid_anchor(&q).0, 2500, 2, &mut rng(seed));
+        let (start, s0) = grid_anchor(&q);
+        let draws = slice_draws(&target, &start, s0, 2500, 2, &mut rng(seed));
         let mut h = vec![0.0f64; bins];
         draws.iter().for_each(|x| h[bin_of(x[0])] += 1.0);
         let mut e = vec![0.0f64; bins];
@@ -233,7 +237,8 @@ fn release_validates_and_records() {
         assert!(dom.contains(&r.theta).unwrap());
         let h = r.record.hardening_grid;
         assert!(r.theta.iter().all(|x| ((x / h) - (x / h).round()).abs() < 1e-6), "not on the hardening grid: {:?}", r.theta);
-        assert!(events > 0 && r.record.oracle_calls.evaluations > 0 && r.record.epsilon_sampling == 1.0);
+        let calls = r.record.oracle_calls;
+        assert!(events > 0 && calls.evaluations + calls.memberships > 0 && calls.chords > 0 && r.record.epsilon_sampling == 1.0);
         assert_eq!(r.record.slice.is_some(), kind == SamplerKind::Slice);
         assert_eq!(r.record.layer_cake.is_some(), kind == SamplerKind::LayerCake);
     }
