@@ -213,3 +213,45 @@ fn mechanism_mean_rejects_bad_settings() {
     let bad_sampler = sosdp(&["mechanism", "mean", "--data", &data, "--center", &c, "--radius", "1", "--gamma", "1.5", "--epsilon", "1", "--sampler", "laplace"]);
     assert_rejected(&bad_sampler, "laplace");
 }
+
+#[test]
+fn mean_prints_an_estimate_with_its_public_stages() {
+    let dir = TempDir::new("private-mean");
+    let rows: String = (0..400).map(|i| format!("{:.4},{:.4}\n", ((i * 37) % 101) as f64 / 50.0 - 1.0 + 0.5, ((i * 53) % 97) as f64 / 48.0 - 1.0)).collect();
+    let data = dir.file("x.csv", &rows);
+    let out_file = dir.0.join("out.json");
+    let out = sosdp(&["mean", "--input", &data, "--epsilon", "2", "--radius", "5", "--seed", "3", "--out", out_file.to_str().unwrap()]);
+    assert!(out.status.success(), "stderr: {}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out_file).unwrap()).unwrap();
+    let est: Vec<f64> = v["estimate"].as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect();
+    assert_eq!(est.len(), 2);
+    assert_eq!(v["delta"], 0);
+    assert_eq!(v["epsilon"].as_f64(), Some(2.0));
+    let stages = v["stages"].as_array().unwrap();
+    assert!(!stages.is_empty());
+    let spent: f64 = stages.iter().map(|s| s["epsilon"].as_f64().unwrap()).sum();
+    assert!((spent - 2.0).abs() < 1e-9, "stage budgets sum to {spent}");
+    assert!(stages.iter().all(|s| s.get("diagnostics").is_none()), "diagnostics are opt-in");
+    // The data's mean is about (0.5, 0): a private estimate within the prior ball and near it.
+    assert!(est.iter().map(|x| x * x).sum::<f64>().sqrt() <= 5.0 + 1e-9);
+}
+
+#[test]
+fn mean_rejects_bad_input() {
+    let dir = TempDir::new("private-mean-bad");
+    let data = dir.file("x.csv", DATA);
+    let run = |input: &str, eps: &str, radius: &str, corruption: &str| {
+        sosdp(&["mean", "--input", input, "--epsilon", eps, "--radius", radius, "--corruption", corruption])
+    };
+    assert_rejected(&run(&dir.file("nan.csv", "1,2\nNaN,3\n"), "1", "5", "0"), "not finite");
+    assert_rejected(&run(&dir.file("inf.csv", "1,2\ninf,3\n"), "1", "5", "0"), "not finite");
+    assert_rejected(&run(&dir.file("ragged.csv", "1,2\n3\n"), "1", "5", "0"), "ragged");
+    assert_rejected(&run(&dir.file("empty.csv", ""), "1", "5", "0"), "empty");
+    assert_rejected(&run("/nonexistent/x.csv", "1", "5", "0"), "cannot read");
+    assert_rejected(&run(&data, "0", "5", "0"), "epsilon");
+    assert_rejected(&run(&data, "-1", "5", "0"), "epsilon");
+    assert_rejected(&run(&data, "1", "0", "0"), "radius");
+    assert_rejected(&run(&data, "1", "5", "0.5"), "corruption");
+    assert_rejected(&run(&data, "1", "5", "-0.1"), "corruption");
+    assert_rejected(&run(&data, "1", "5", "0"), "too few samples");
+}

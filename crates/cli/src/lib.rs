@@ -2,6 +2,7 @@
 //!
 //! - `sosdp demo`: the main job on an embedded synthetic dataset;
 //! - `sosdp score mean|spectral`: one score evaluation with its certified bracket, as JSON;
+//! - `sosdp mean`: the private, robust mean of a CSV file (MATH.md 5.1);
 //! - `sosdp mechanism mean`: releases of one CM stage of the exponential mechanism (experts);
 //! - `sosdp bench score`: time the fast CM backend against the clarabel reference, as JSON.
 //!
@@ -31,6 +32,8 @@ enum Command {
     /// Evaluate a score with its certified bracket (audit and cross-checks).
     #[command(subcommand)]
     Score(commands::score::ScoreCommand),
+    /// The private, robust mean of a CSV file (one JSON object).
+    Mean(commands::mean::MeanArgs),
     /// Run the exponential mechanism of one score stage (experts): JSON lines of releases.
     #[command(subcommand)]
     Mechanism(commands::mechanism::MechanismCommand),
@@ -58,6 +61,7 @@ pub fn main() -> ExitCode {
     let result = match &cli.command {
         Command::Demo => commands::demo::run(),
         Command::Score(command) => commands::score::run(command),
+        Command::Mean(args) => commands::mean::run(args),
         Command::Mechanism(command) => commands::mechanism::run(command),
         Command::Bench(command) => bench::run(command),
     };

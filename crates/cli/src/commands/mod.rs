@@ -1,4 +1,5 @@
 //! One module per subcommand.
 pub mod demo;
+pub mod mean;
 pub mod mechanism;
 pub mod score;

@@ -1,0 +1,171 @@
+//! The private, robust mean of a Gaussian with identity covariance (MATH.md 5.1):
+//! `J` stages of the CM exponential mechanism, each re-centred at the previous release
+//! inside a shrinking ball, with the data-independent plan of [`crate::schedule`].
+//!
+//! Privacy: each stage is an `eps/J`-DP release ([`sosdp_sampler::release`]) of a score whose
+//! centre and domain are the previous stage's release and the public plan, so the estimate is
+//! `eps`-DP by composition. The report's diagnostics (anchor scores, sampler records, times)
+//! depend on the data and are **not** covered by the guarantee: publish the estimate, the
+//! stage centres and the plan, not the diagnostics.
+use crate::schedule::{schedule, Constants, PlannedStage, Schedule};
+use crate::LearnError;
+use nalgebra::DMatrix;
+use rand::rngs::StdRng;
+use rand::SeedableRng;
+use serde::Serialize;
+use sosdp_sampler::{release, Ball, Ellipsoid, Intersection, MechanismSettings, Progress, ReleaseRecord, SamplerKind, Start};
+use sosdp_score::{BallDomain, CertifiedMean, FastCm};
+use std::time::Instant;
+
+/// Builder of the private mean: `PrivateMean::new(eps).radius(r).corruption(eta0).beta(b)
+/// .seed(s).fit(&data)`.
+#[derive(Clone, Debug)]
+pub struct PrivateMean {
+    epsilon: f64,
+    radius: f64,
+    corruption: f64,
+    beta: f64,
+    seed: Option<u64>,
+    sampler: SamplerKind,
+    constants: Constants,
+}
+
+/// One stage as it ran.
+#[derive(Clone, Debug, Serialize)]
+pub struct StageReport {
+    /// The public plan of the stage (eps, radius, Gamma, score and accuracy bounds).
+    pub plan: PlannedStage,
+    /// The centre of the stage's ball: the previous release (0 for the first stage).
+    pub centre: Vec<f64>,
+    /// The stage's release.
+    pub release: Vec<f64>,
+    /// Diagnostics, data-dependent (not private): the sampler's record.
+    pub record: ReleaseRecord,
+}
+
+/// The report of a fit.
+#[derive(Clone, Debug, Serialize)]
+pub struct MeanReport {
+    pub epsilon: f64,
+    pub delta: f64,
+    pub schedule: Schedule,
+    pub stages: Vec<StageReport>,
+    pub elapsed_s: f64,
+}
+
+/// The estimate and its report.
+#[derive(Clone, Debug, Serialize)]
+pub struct MeanFit {
+    pub estimate: Vec<f64>,
+    pub report: MeanReport,
+}
+
+impl PrivateMean {
+    /// Defaults: `R = 10`, corruption bound 0, `beta = 0.05`, fresh OS randomness, slice
+    /// sampler, the calibrated constants.
+    pub fn new(epsilon: f64) -> Self {
+        PrivateMean { epsilon, radius: 10.0, corruption: 0.0, beta: 0.05, seed: None, sampler: SamplerKind::Slice, constants: Constants::default() }
+    }
+
+    /// The prior bound `||mu|| <= R`.
+    pub fn radius(mut self, radius: f64) -> Self {
+        self.radius = radius;
+        self
+    }
+
+    /// The corruption fraction `eta0` the estimate must tolerate, in `[0, 0.5)`.
+    pub fn corruption(mut self, eta0: f64) -> Self {
+        self.corruption = eta0;
+        self
+    }
+
+    /// Failure probability of the accuracy guarantee, in `(0, 1)`.
+    pub fn beta(mut self, beta: f64) -> Self {
+        self.beta = beta;
+        self
+    }
+
+    /// A fixed seed (reproducible releases; for experiments only: a published release should
+    /// use fresh randomness, the default).
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = Some(seed);
+        self
+    }
+
+    pub fn sampler(mut self, sampler: SamplerKind) -> Self {
+        self.sampler = sampler;
+        self
+    }
+
+    pub fn constants(mut self, constants: Constants) -> Self {
+        self.constants = constants;
+        self
+    }
+
+    fn validate(&self) -> Result<(), LearnError> {
+        if !(self.epsilon.is_finite() && self.epsilon > 0.0) {
+            return Err(LearnError::Epsilon(self.epsilon));
+        }
+        if !(self.radius.is_finite() && self.radius > 0.0) {
+            return Err(LearnError::Radius(self.radius));
+        }
+        if !(self.corruption >= 0.0 && self.corruption < 0.5) {
+            return Err(LearnError::Corruption(self.corruption));
+        }
+        if !(self.beta > 0.0 && self.beta < 1.0) {
+            return Err(LearnError::Beta(self.beta));
+        }
+        Ok(())
+    }
+
+    /// The public plan for `n` records in `R^d` (no data needed).
+    pub fn plan(&self, n: usize, d: usize) -> Result<Schedule, LearnError> {
+        self.validate()?;
+        schedule(n, d, self.epsilon, self.radius, self.corruption, self.beta, &self.constants).ok_or_else(|| {
+            LearnError::TooFewSamples(format!(
+                "with n = {n} records in dimension {d}, eps = {}, R = {} and corruption {} no stage improves on the prior radius",
+                self.epsilon, self.radius, self.corruption
+            ))
+        })
+    }
+
+    /// Fit on `data` (one record per row).
+    pub fn fit(&self, data: &DMatrix<f64>) -> Result<MeanFit, LearnError> {
+        self.fit_with_progress(data, &mut |_, _| {})
+    }
+
+    /// Fit, reporting progress as `(stage, sampler progress)`.
+    pub fn fit_with_progress(&self, data: &DMatrix<f64>, progress: &mut dyn FnMut(usize, Progress)) -> Result<MeanFit, LearnError> {
+        self.validate()?;
+        let (n, d) = data.shape();
+        if n == 0 || d == 0 {
+            return Err(LearnError::EmptyData);
+        }
+        if let Some(k) = data.iter().position(|x| !x.is_finite()) {
+            return Err(LearnError::NonFinite { row: k % n, column: k / n });
+        }
+        let plan = self.plan(n, d)?;
+        let clock = Instant::now();
+        let mut rng = match self.seed {
+            Some(s) => StdRng::seed_from_u64(s),
+            None => StdRng::try_from_rng(&mut rand::rngs::SysRng)
+                .map_err(|e| LearnError::Sampler(sosdp_sampler::SamplerError::InvalidSetting(format!("no OS randomness: {e}"))))?,
+        };
+        let mut centre = vec![0.0; d];
+        let mut stages = Vec::with_capacity(plan.stages.len());
+        for (j, stage) in plan.stages.iter().enumerate() {
+            let gamma = DMatrix::identity(d, d) * stage.gamma;
+            let oracle = FastCm::new(CertifiedMean::new(data, &centre, &gamma)?);
+            let domain = Intersection::new(vec![Box::new(Ball::new(centre.clone(), stage.radius)?), Box::new(Ellipsoid::new(centre.clone(), &gamma)?)])?;
+            let anchor = oracle.minimise(Some(&BallDomain { centre: centre.clone(), radius: stage.radius }))?;
+            let start = Start { theta: anchor.theta, score_upper: anchor.eval.upper };
+            let mut settings = MechanismSettings::new(stage.epsilon, d)?;
+            settings.sampler = self.sampler;
+            let out = release(&oracle, &domain, &start, &settings, &mut rng, &mut |p| progress(j, p))?;
+            stages.push(StageReport { plan: stage.clone(), centre: centre.clone(), release: out.theta.clone(), record: out.record });
+            centre = out.theta;
+        }
+        let report = MeanReport { epsilon: self.epsilon, delta: 0.0, schedule: plan, stages, elapsed_s: clock.elapsed().as_secs_f64() };
+        Ok(MeanFit { estimate: centre, report })
+    }
+}

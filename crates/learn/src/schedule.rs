@@ -1,0 +1,103 @@
+//! The data-independent stage schedule of the private mean (MATH.md 5.1).
+//!
+//! Every quantity here depends only on `(n, d, eps, R, eta0, beta)`, never on the data, so the
+//! privacy split and the stage radii are public. With `J` stages, each gets `eps / J`. Stage
+//! `j` has radius `r_j` (`r_0 = R`); its release has score at most
+//! `k*_j = (2 / eps_j) (d log(r_j / rho) + log(J / beta))` with probability `1 - beta / J`
+//! (Lemma 2.1, `rho` = the statistical radius of the low-score set), hence effective
+//! corruption `eta'_j = eta0 + k*_j / n`, and by MATH.md 2.1 (property 3) accuracy
+//!
+//! ```text
+//! r_{j+1} = safety * (sqrt(eta' B) + eta' sqrt(B) + eta' sqrt(log(1/eta'))) + floor,
+//! B = delta_n + r_j^2 + eta' (1 + log(1/eta')),
+//! ```
+//!
+//! with `delta_n` the sampling slack of `Gamma_j = (1 + delta_n + r_j^2) I`. The number of
+//! stages `J <= max_stages` is the one with the smallest final radius among schedules in which
+//! every stage at least halves the radius. The constants are [`Constants`]; privacy never
+//! depends on them, only accuracy does.
+use serde::Serialize;
+
+/// The constants of the schedule (see docs/calibration.md).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Constants {
+    /// Multiplier of the accuracy bound.
+    pub safety: f64,
+    /// `delta_n = slack * (sqrt(d/n) + sqrt(2 log(2/beta) / n)) + 2 eta0 log(e / eta0)`.
+    pub slack: f64,
+    /// `rho = rho_scale * sqrt(d / n)`, the radius of the low-score set.
+    pub rho_scale: f64,
+    /// The radius floor: `floor_scale * sqrt(d / n)`.
+    pub floor_scale: f64,
+    pub max_stages: usize,
+}
+
+impl Default for Constants {
+    fn default() -> Self {
+        Constants { safety: 1.0, slack: 2.0, rho_scale: 1.0, floor_scale: 1.0, max_stages: 6 }
+    }
+}
+
+/// One planned stage.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PlannedStage {
+    pub epsilon: f64,
+    /// Radius of the stage's domain ball.
+    pub radius: f64,
+    /// `Gamma = gamma I`.
+    pub gamma: f64,
+    /// The score bound `k*` of the release (Lemma 2.1).
+    pub score_bound: f64,
+    /// The accuracy bound of the release (the next stage's radius).
+    pub accuracy: f64,
+}
+
+/// The whole plan.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Schedule {
+    pub delta_n: f64,
+    pub stages: Vec<PlannedStage>,
+}
+
+impl Schedule {
+    /// The accuracy bound of the final release.
+    pub fn accuracy(&self) -> f64 {
+        self.stages.last().map_or(f64::INFINITY, |s| s.accuracy)
+    }
+}
+
+fn plan(n: f64, d: f64, epsilon: f64, radius: f64, eta0: f64, beta: f64, stages: usize, c: &Constants, delta_n: f64) -> Option<Schedule> {
+    let rho = c.rho_scale * (d / n).sqrt();
+    let floor = c.floor_scale * (d / n).sqrt();
+    let eps_j = epsilon / stages as f64;
+    let mut r = radius;
+    let mut out = Vec::with_capacity(stages);
+    for _ in 0..stages {
+        let k_star = 2.0 / eps_j * (d * (r / rho).max(1.0).ln() + (stages as f64 / beta).ln());
+        let eta = eta0 + k_star / n;
+        if eta >= 0.5 {
+            return None;
+        }
+        let log_inv = (1.0 / eta).ln();
+        let b = delta_n + r * r + eta * (1.0 + log_inv);
+        let next = (c.safety * ((eta * b).sqrt() + eta * b.sqrt() + eta * log_inv.sqrt()) + floor).min(r);
+        out.push(PlannedStage { epsilon: eps_j, radius: r, gamma: 1.0 + delta_n + r * r, score_bound: k_star, accuracy: next });
+        if out.len() < stages && next > 0.5 * r {
+            return None;
+        }
+        r = next;
+    }
+    Some(Schedule { delta_n, stages: out })
+}
+
+/// The best schedule for `(n, d, eps, R, eta0, beta)`, or `None` when no number of stages
+/// yields a release more accurate than the prior radius (too few samples).
+pub fn schedule(n: usize, d: usize, epsilon: f64, radius: f64, eta0: f64, beta: f64, c: &Constants) -> Option<Schedule> {
+    let (nf, df) = (n as f64, d as f64);
+    let delta_n = c.slack * ((df / nf).sqrt() + (2.0 * (2.0 / beta).ln() / nf).sqrt())
+        + if eta0 > 0.0 { 2.0 * eta0 * (std::f64::consts::E / eta0).ln() } else { 0.0 };
+    (1..=c.max_stages.max(1))
+        .filter_map(|j| plan(nf, df, epsilon, radius, eta0, beta, j, c, delta_n))
+        .filter(|s| s.accuracy() < radius)
+        .min_by(|a, b| a.accuracy().total_cmp(&b.accuracy()))
+}
