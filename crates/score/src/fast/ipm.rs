@@ -446,8 +446,8 @@ impl Normal {
                     let col = col.as_slice();
                     for c in 0..col.len() {
                         let vc = inv * col[c];
-                        for rr in 0..c {
-                            out[r] = std::f64::consts::SQRT_2 * col[rr] * vc;
+                        for x in &col[..c] {
+                            out[r] = std::f64::consts::SQRT_2 * x * vc;
                             r += 1;
                         }
                         out[r] = col[c] * vc;
