@@ -41,6 +41,8 @@ pub struct CertifiedMean {
     centre: DVector<f64>,
     gamma: DMatrix<f64>,
     gamma_chol: Cholesky<f64, Dyn>,
+    /// `sum_i zh_i zh_i^T / n`: `L(theta, 1) = B(theta) - scatter` (every weight kept).
+    scatter: DMatrix<f64>,
 }
 
 impl CertifiedMean {
@@ -69,7 +71,8 @@ impl CertifiedMean {
         }
         let centre = DVector::from_column_slice(centre);
         let zh = DMatrix::from_fn(dim + 1, n, |k, i| if k < dim { points[(i, k)] - centre[k] } else { 1.0 });
-        Ok(CertifiedMean { zh, centre, gamma: gamma.clone(), gamma_chol })
+        let scatter = linalg::weighted_scatter(&zh, &vec![1.0 / n as f64; n]);
+        Ok(CertifiedMean { zh, centre, gamma: gamma.clone(), gamma_chol, scatter })
     }
 
     /// Number of points `n`.
@@ -224,11 +227,16 @@ impl CertifiedMean {
         best_scaled_bound(self.n() as f64, eig.eigenvalues[k].max(0.0), &q)
     }
 
-    /// The answer of [`Self::eigen_bound`] alone, when it suffices: the bracket `[bound, n]`
-    /// (`a = 0` is feasible in the domain) if it is within `accuracy` of `n` or, for a
-    /// membership query at `level`, if `bound > level`. `theta` must be in the domain.
+    /// The answer of a cheap test alone, when it suffices: the exact score 0 when keeping every
+    /// weight is feasible (`L(theta, 1) ⪰ 0`, the primal `a = 1`; the score is never negative);
+    /// otherwise the bracket `[bound, n]` of [`Self::eigen_bound`] (`a = 0` is feasible in the
+    /// domain) if it is within `accuracy` of `n` or, for a membership query at `level`, if
+    /// `bound > level`. `theta` must be in the domain.
     pub fn screen(&self, theta: &[f64], accuracy: f64, level: Option<f64>) -> Option<ScoreEval> {
         let n = self.n() as f64;
+        if min_eigenvalue(&(self.b_matrix(theta) - &self.scatter)) >= 0.0 {
+            return Some(ScoreEval::bracketed(0.0, 0.0, 0.0));
+        }
         let bound = self.eigen_bound(theta);
         (bound >= n - accuracy || level.is_some_and(|k| bound > k)).then(|| ScoreEval::bracketed(n, bound, n))
     }

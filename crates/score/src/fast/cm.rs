@@ -167,7 +167,8 @@ impl FastCm {
             return Ok((ScoreEval::outside(cm.n() as f64), EvalStats::default()));
         }
         if let Some(eval) = cm.screen(theta, self.settings.accuracy, level) {
-            return Ok((eval, EvalStats { decided_early: level.is_some(), ..EvalStats::default() }));
+            let decided_early = eval.width() > self.settings.accuracy;
+            return Ok((eval, EvalStats { decided_early, ..EvalStats::default() }));
         }
         let n = cm.n() as f64;
         if let Some(k) = level {

@@ -1,6 +1,6 @@
-//! Dense symmetric kernels on LAPACK/BLAS (OpenBLAS, linked by `sosdp-openblas`) for the
-//! Newton systems of the fast interior-point method: Cholesky factor and solve, and the
-//! symmetric rank-k product. Matrices are nalgebra's column-major `DMatrix`.
+//! Dense kernels on LAPACK/BLAS (OpenBLAS, linked by `sosdp-openblas`) for the
+//! Newton systems of the fast interior-point method: Cholesky factor and solve, the
+//! symmetric rank-k product, and general matrix products. Matrices are nalgebra's column-major `DMatrix`.
 use nalgebra::DMatrix;
 use sosdp_openblas as _;
 
@@ -94,19 +94,82 @@ pub fn syrk(a: &DMatrix<f64>, transpose: bool, alpha: f64, beta: f64, c: &mut DM
     }
 }
 
+/// `C = alpha * op(A) op(B) + beta * C` (BLAS `dgemm`), `op` transposing when `ta` / `tb`,
+/// without forming a transpose.
+pub fn gemm(ta: bool, tb: bool, alpha: f64, a: &DMatrix<f64>, b: &DMatrix<f64>, beta: f64, c: &mut DMatrix<f64>) {
+    let (m, k) = if ta { (a.ncols(), a.nrows()) } else { (a.nrows(), a.ncols()) };
+    let (kb, n) = if tb { (b.ncols(), b.nrows()) } else { (b.nrows(), b.ncols()) };
+    assert_eq!(k, kb, "gemm: inner dimensions differ");
+    assert_eq!((c.nrows(), c.ncols()), (m, n), "gemm output has the wrong shape");
+    if m == 0 || n == 0 {
+        return;
+    }
+    if k == 0 {
+        *c *= beta;
+        return;
+    }
+    let flag = |t: bool| if t { b'T' } else { b'N' };
+    // SAFETY: shapes checked above; column-major buffers with leading dimensions their row counts.
+    unsafe {
+        blas::dgemm(
+            flag(ta),
+            flag(tb),
+            m as i32,
+            n as i32,
+            k as i32,
+            alpha,
+            a.as_slice(),
+            a.nrows().max(1) as i32,
+            b.as_slice(),
+            b.nrows().max(1) as i32,
+            beta,
+            c.as_mut_slice(),
+            m as i32,
+        )
+    };
+}
+
+/// `op(A) op(B)` (see [`gemm`]).
+pub fn mul(ta: bool, tb: bool, a: &DMatrix<f64>, b: &DMatrix<f64>) -> DMatrix<f64> {
+    let m = if ta { a.ncols() } else { a.nrows() };
+    let n = if tb { b.nrows() } else { b.ncols() };
+    let mut c = DMatrix::zeros(m, n);
+    gemm(ta, tb, 1.0, a, b, 0.0, &mut c);
+    c
+}
+
 /// `A B^T` (BLAS `dgemm`), without forming `B^T`.
 pub fn mul_nt(a: &DMatrix<f64>, b: &DMatrix<f64>) -> DMatrix<f64> {
-    assert_eq!(a.ncols(), b.ncols(), "mul_nt: inner dimensions differ");
-    let (m, n, k) = (a.nrows(), b.nrows(), a.ncols());
-    let mut c = DMatrix::zeros(m, n);
-    if m == 0 || n == 0 || k == 0 {
-        return c;
+    mul(false, true, a, b)
+}
+
+/// `y = alpha * op(A) x + beta * y` (BLAS `dgemv`), `op` transposing when `ta`.
+pub fn gemv(ta: bool, alpha: f64, a: &DMatrix<f64>, x: &[f64], beta: f64, y: &mut [f64]) {
+    let (m, n) = if ta { (a.ncols(), a.nrows()) } else { (a.nrows(), a.ncols()) };
+    assert_eq!((x.len(), y.len()), (n, m), "gemv: wrong vector lengths");
+    if m == 0 {
+        return;
     }
-    // SAFETY: column-major buffers; a is m x k (lda m), b is n x k (ldb n), c is m x n.
+    if n == 0 {
+        y.iter_mut().for_each(|v| *v *= beta);
+        return;
+    }
+    // SAFETY: shapes checked above; `a` is column-major with leading dimension its row count.
     unsafe {
-        blas::dgemm(b'N', b'T', m as i32, n as i32, k as i32, 1.0, a.as_slice(), m as i32, b.as_slice(), n as i32, 0.0, c.as_mut_slice(), m as i32)
+        blas::dgemv(
+            if ta { b'T' } else { b'N' },
+            a.nrows() as i32,
+            a.ncols() as i32,
+            alpha,
+            a.as_slice(),
+            a.nrows().max(1) as i32,
+            x,
+            1,
+            beta,
+            y,
+            1,
+        )
     };
-    c
 }
 
 #[cfg(test)]
@@ -127,5 +190,19 @@ mod tests {
         assert!(Cholesky::new(-DMatrix::<f64>::identity(3, 3)).is_none());
         let b = DMatrix::from_fn(3, 4, |i, j| (i + 2 * j) as f64);
         assert!((mul_nt(&a, &b) - &a * b.transpose()).norm() < 1e-12);
+        let x7 = DMatrix::from_fn(3, 7, |i, j| (i * j) as f64 - 1.5);
+        assert!((mul(true, true, &a, &x7) - a.transpose() * x7.transpose()).norm() < 1e-12);
+        let mut c2 = DMatrix::from_element(3, 7, 1.0);
+        gemm(false, true, 2.0, &b, &a, -1.0, &mut c2);
+        assert!((c2 - (&b * a.transpose() * 2.0 - DMatrix::from_element(3, 7, 1.0))).norm() < 1e-12);
+        let x = [1.0, -2.0, 0.5, 3.0];
+        let mut y = vec![1.0; 7];
+        gemv(false, 1.0, &a, &x, 2.0, &mut y);
+        let expect = &a * nalgebra::DVector::from_column_slice(&x) + nalgebra::DVector::from_element(7, 2.0);
+        assert!(y.iter().zip(expect.iter()).all(|(u, v)| (u - v).abs() < 1e-12));
+        let mut yt = vec![0.0; 4];
+        gemv(true, 1.0, &a, &y, 0.0, &mut yt);
+        let expect = a.transpose() * nalgebra::DVector::from_column_slice(&y);
+        assert!(yt.iter().zip(expect.iter()).all(|(u, v)| (u - v).abs() < 1e-9));
     }
 }

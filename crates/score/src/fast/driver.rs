@@ -28,7 +28,7 @@ pub struct FastSettings {
 
 impl Default for FastSettings {
     fn default() -> Self {
-        FastSettings { accuracy: 1e-3, margin: 0.25, cold_margin: 0.5, subsample: 256, max_rounds: 6, warm_start: true }
+        FastSettings { accuracy: 1e-3, margin: 0.02, cold_margin: 0.5, subsample: 256, max_rounds: 6, warm_start: true }
     }
 }
 

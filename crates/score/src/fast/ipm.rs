@@ -27,7 +27,7 @@
 //!
 //! Nothing here is trusted: the callers certify every answer with the backend-independent
 //! brackets of [`crate::cm`] and [`crate::sp`].
-use super::dense::{syrk, Cholesky};
+use super::dense::{gemv, mul, syrk, Cholesky};
 use crate::linalg::quad_forms;
 use nalgebra::{DMatrix, DVector};
 use std::borrow::Cow;
@@ -400,8 +400,6 @@ impl Scaling {
 
 /// The factored normal equations `G^T (W^T W)^{-1} G`.
 struct Normal {
-    /// Diagonal of the weight block.
-    dg: Vec<f64>,
     aa: AaSolver,
     /// `M_at` (`N x K`), `M_aa^{-1} M_at`, and the Cholesky factor of the bordered Schur
     /// complement `M_tt - M_at^T M_aa^{-1} M_at`.
@@ -414,8 +412,9 @@ struct Normal {
 enum AaSolver {
     /// `M_aa` and its dense Cholesky factor.
     Dense(DMatrix<f64>, Cholesky),
-    /// `M_aa = Dg + F^T F`: `F` (`m x N`) and the factor of `I + F Dg^{-1} F^T`.
-    Woodbury { f: DMatrix<f64>, inner: Cholesky },
+    /// `M_aa = Dg + F^T F = Dg^{1/2} (I + Fs^T Fs) Dg^{1/2}`: `Fs = F Dg^{-1/2}` (`m x N`),
+    /// `sqrt(Dg)`, and the factor of `I + Fs Fs^T`.
+    Woodbury { fs: DMatrix<f64>, sqrt_dg: Vec<f64>, inner: Cholesky },
 }
 
 impl Normal {
@@ -430,43 +429,43 @@ impl Normal {
             .iter()
             .zip(&scaling.blocks)
             .filter(|(b, _)| b.has_weights())
-            .map(|(b, nt)| &nt.r_inv * b.points.as_ref())
+            .map(|(b, nt)| mul(false, false, &nt.r_inv, b.points.as_ref()))
             .collect();
         let m_total: usize = scaled.iter().map(|p| svec_len(p.nrows())).sum::<usize>() + problem.rows.len();
         let aa = if n > m_total {
-            // Woodbury: rows of F are svec(P_i P_i^T) for each block, then sqrt(d_j) g_j 1^T.
-            let mut f = DMatrix::zeros(m_total, n);
-            let mut r0 = 0;
-            for p in &scaled {
-                let dim = p.nrows();
-                for i in 0..n {
+            // Woodbury: rows of F are svec(P_i P_i^T) for each block, then sqrt(d_j) g_j 1^T;
+            // each column i is scaled by 1 / sqrt(Dg_i) as it is written.
+            let sqrt_dg: Vec<f64> = dg.iter().map(|d| d.sqrt()).collect();
+            let mut fs = DMatrix::zeros(m_total, n);
+            for (i, mut out) in fs.column_iter_mut().enumerate() {
+                let out = out.as_mut_slice();
+                let inv = 1.0 / sqrt_dg[i];
+                let mut r = 0;
+                for p in &scaled {
                     let col = p.column(i);
-                    let mut r = r0;
-                    for c in 0..dim {
-                        for rr in 0..=c {
-                            let factor = if rr == c { 1.0 } else { std::f64::consts::SQRT_2 };
-                            f[(r, i)] = factor * col[rr] * col[c];
+                    let col = col.as_slice();
+                    for c in 0..col.len() {
+                        let vc = inv * col[c];
+                        for x in &col[..c] {
+                            out[r] = std::f64::consts::SQRT_2 * x * vc;
                             r += 1;
                         }
+                        out[r] = col[c] * vc;
+                        r += 1;
                     }
                 }
-                r0 += svec_len(dim);
-            }
-            for (j, row) in problem.rows.iter().enumerate() {
-                let v = d_row[j].sqrt() * row.a_coeff;
-                f.row_mut(r0 + j).fill(v);
-            }
-            let mut fs = f.clone();
-            for (mut col, d) in fs.column_iter_mut().zip(&dg) {
-                col /= d.sqrt();
+                for (j, row) in problem.rows.iter().enumerate() {
+                    out[r + j] = inv * d_row[j].sqrt() * row.a_coeff;
+                }
             }
             let mut inner = DMatrix::identity(m_total, m_total);
             syrk(&fs, false, 1.0, 1.0, &mut inner);
-            AaSolver::Woodbury { f, inner: Cholesky::new(inner)? }
+            AaSolver::Woodbury { fs, sqrt_dg, inner: Cholesky::new(inner)? }
         } else {
             let mut m = DMatrix::from_diagonal(&DVector::from_column_slice(&dg));
             for p in &scaled {
-                let gram = p.tr_mul(p);
+                let mut gram = DMatrix::zeros(n, n);
+                syrk(p, true, 1.0, 0.0, &mut gram);
                 m += gram.component_mul(&gram);
             }
             for (j, row) in problem.rows.iter().enumerate() {
@@ -476,7 +475,6 @@ impl Normal {
             AaSolver::Dense(m, chol)
         };
         let mut normal = Normal {
-            dg,
             aa,
             m_at: DMatrix::zeros(n, k),
             m_tt: DMatrix::zeros(k, k),
@@ -525,37 +523,59 @@ impl Normal {
     fn solve_aa(&self, rhs: &mut DMatrix<f64>) {
         match &self.aa {
             AaSolver::Dense(_, chol) => chol.solve_in_place(rhs),
-            AaSolver::Woodbury { f, inner } => {
+            AaSolver::Woodbury { .. } => {
                 for mut col in rhs.column_iter_mut() {
-                    for (x, d) in col.iter_mut().zip(&self.dg) {
-                        *x /= d;
-                    }
+                    self.solve_aa_vec(col.as_mut_slice());
                 }
-                let mut u = f * &*rhs;
-                inner.solve_in_place(&mut u);
-                let mut corr = f.tr_mul(&u);
-                for (mut col, d) in corr.row_iter_mut().zip(&self.dg) {
-                    col /= *d;
-                }
-                *rhs -= corr;
+            }
+        }
+    }
+
+    /// `M_aa^{-1} r` in place for one right-hand side.
+    fn solve_aa_vec(&self, rhs: &mut [f64]) {
+        match &self.aa {
+            AaSolver::Dense(_, chol) => {
+                let x = chol.solve(rhs);
+                rhs.copy_from_slice(&x);
+            }
+            AaSolver::Woodbury { fs, sqrt_dg, inner } => {
+                // Dg^{-1/2} (y - Fs^T (I + Fs Fs^T)^{-1} Fs y), y = Dg^{-1/2} r.
+                rhs.iter_mut().zip(sqrt_dg).for_each(|(x, s)| *x /= s);
+                let mut u = vec![0.0; fs.nrows()];
+                gemv(false, 1.0, fs, rhs, 0.0, &mut u);
+                let u = inner.solve(&u);
+                gemv(true, -1.0, fs, &u, 1.0, rhs);
+                rhs.iter_mut().zip(sqrt_dg).for_each(|(x, s)| *x /= s);
             }
         }
     }
 
     /// `M [da; dt]` with the unfactored matrix.
     fn apply(&self, x: &XVec) -> XVec {
-        let da = DVector::from_column_slice(&x.a);
         let dt = DVector::from_column_slice(&x.t);
         let mut ya = match &self.aa {
-            AaSolver::Dense(m, _) => m * &da,
-            AaSolver::Woodbury { f, .. } => {
-                let fx = f * &da;
-                f.tr_mul(&fx) + DVector::from_iterator(da.len(), da.iter().zip(&self.dg).map(|(v, d)| v * d))
+            AaSolver::Dense(m, _) => {
+                let mut y = vec![0.0; x.a.len()];
+                gemv(false, 1.0, m, &x.a, 0.0, &mut y);
+                y
+            }
+            AaSolver::Woodbury { fs, sqrt_dg, .. } => {
+                // Dg^{1/2} (I + Fs^T Fs) Dg^{1/2} da.
+                let mut y: Vec<f64> = x.a.iter().zip(sqrt_dg).map(|(v, s)| v * s).collect();
+                let mut fx = vec![0.0; fs.nrows()];
+                gemv(false, 1.0, fs, &y, 0.0, &mut fx);
+                gemv(true, 1.0, fs, &fx, 1.0, &mut y);
+                y.iter_mut().zip(sqrt_dg).for_each(|(v, s)| *v *= s);
+                y
             }
         };
-        ya += &self.m_at * &dt;
-        let yt = self.m_at.tr_mul(&da) + &self.m_tt * &dt;
-        XVec { a: ya.as_slice().to_vec(), t: yt.as_slice().to_vec() }
+        if !x.t.is_empty() {
+            gemv(false, 1.0, &self.m_at, &x.t, 1.0, &mut ya);
+        }
+        let mut yt = vec![0.0; x.t.len()];
+        gemv(true, 1.0, &self.m_at, &x.a, 0.0, &mut yt);
+        let yt = DVector::from_vec(yt) + &self.m_tt * &dt;
+        XVec { a: ya, t: yt.as_slice().to_vec() }
     }
 
     /// Solve the bordered system for `(da, dt)`, with iterative refinement against the
@@ -579,17 +599,16 @@ impl Normal {
     }
 
     fn solve_once(&self, ra: &[f64], rt: &[f64]) -> XVec {
-        let n = ra.len();
-        let mut y = DMatrix::from_column_slice(n, 1, ra);
-        self.solve_aa(&mut y);
+        let mut y = ra.to_vec();
+        self.solve_aa_vec(&mut y);
         let Some(schur) = &self.schur_t else {
-            return XVec { a: y.as_slice().to_vec(), t: vec![] };
+            return XVec { a: y, t: vec![] };
         };
-        let rhs_t: Vec<f64> = (0..rt.len()).map(|k| rt[k] - self.m_at.column(k).dot(&y.column(0))).collect();
+        let mut rhs_t = rt.to_vec();
+        gemv(true, -1.0, &self.m_at, &y, 1.0, &mut rhs_t);
         let dt = schur.solve(&rhs_t);
-        let dtv = DVector::from_column_slice(&dt);
-        let da = y.column(0) - &self.aa_inv_at * dtv;
-        XVec { a: da.as_slice().to_vec(), t: dt }
+        gemv(false, -1.0, &self.aa_inv_at, &dt, 1.0, &mut y);
+        XVec { a: y, t: dt }
     }
 }
 
