@@ -102,7 +102,8 @@ impl PrivateMean {
         self
     }
 
-    fn validate(&self) -> Result<(), LearnError> {
+    /// Check the settings (no data needed).
+    pub fn validate(&self) -> Result<(), LearnError> {
         if !(self.epsilon.is_finite() && self.epsilon > 0.0) {
             return Err(LearnError::Epsilon(self.epsilon));
         }
@@ -121,6 +122,11 @@ impl PrivateMean {
     /// The public plan for `n` records in `R^d` (no data needed).
     pub fn plan(&self, n: usize, d: usize) -> Result<Schedule, LearnError> {
         self.validate()?;
+        self.schedule(n, d)
+    }
+
+    /// The plan for validated settings.
+    fn schedule(&self, n: usize, d: usize) -> Result<Schedule, LearnError> {
         schedule(n, d, self.epsilon, self.radius, self.corruption, self.beta, &self.constants).ok_or_else(|| {
             LearnError::TooFewSamples(format!(
                 "with n = {n} records in dimension {d}, eps = {}, R = {} and corruption {} no stage improves on the prior radius",
@@ -136,15 +142,15 @@ impl PrivateMean {
 
     /// Fit, reporting progress as `(stage, sampler progress)`.
     pub fn fit_with_progress(&self, data: &DMatrix<f64>, progress: &mut dyn FnMut(usize, Progress)) -> Result<MeanFit, LearnError> {
-        self.validate()?;
         let (n, d) = data.shape();
+        self.validate()?;
         if n == 0 || d == 0 {
             return Err(LearnError::EmptyData);
         }
         if let Some(k) = data.iter().position(|x| !x.is_finite()) {
             return Err(LearnError::NonFinite { row: k % n, column: k / n });
         }
-        let plan = self.plan(n, d)?;
+        let plan = self.schedule(n, d)?;
         let clock = Instant::now();
         let mut rng = match self.seed {
             Some(s) => StdRng::seed_from_u64(s),

@@ -116,6 +116,24 @@ fn truncation<O: ScoreOracle + ?Sized, D: Domain>(target: &Target<O, D>, s0: f64
     if hi >= target.top { (target.top, 0.0) } else { (hi, bound(hi).map_or(0.0, f64::exp)) }
 }
 
+/// A rung of the ladder: its level and its samples with their scores, sorted by score.
+type Scored = (f64, Vec<(f64, Vec<f64>)>);
+
+/// The deepest rung whose level is at or above `level` (the rung whose samples give `V(level)`).
+fn deepest_rung(rungs: &[Scored], level: f64) -> usize {
+    rungs.iter().rposition(|r| r.0 >= level).unwrap_or(0)
+}
+
+/// The last sample of a rung with score at most `level`: uniform in `K(level)`.
+fn sample_within(scored: &[(f64, Vec<f64>)], level: f64) -> Option<Vec<f64>> {
+    scored.iter().rev().find(|(s, _)| *s <= level).map(|(_, x)| x.clone())
+}
+
+/// The fraction of a rung's samples with score at most `level`: `V(level) / V(rung)`.
+fn fraction_within(scored: &[(f64, Vec<f64>)], level: f64) -> f64 {
+    scored.partition_point(|(s, _)| *s <= level) as f64 / scored.len() as f64
+}
+
 /// Draw one release: `anchor` is a point of `Theta` with score at most `s0`.
 pub fn sample<O: ScoreOracle + ?Sized, D: Domain, R: Rng + ?Sized>(
     target: &Target<O, D>,
@@ -132,7 +150,7 @@ pub fn sample<O: ScoreOracle + ?Sized, D: Domain, R: Rng + ?Sized>(
     let bottom = levels.level(levels.index(s0));
     let (m, tail_bound) = truncation(target, s0, settings.tail);
     // The ladder: rungs with their sorted sample scores and samples.
-    let mut rungs: Vec<(f64, Vec<(f64, Vec<f64>)>)> = Vec::new();
+    let mut rungs: Vec<Scored> = Vec::new();
     let mut level = levels.level(m);
     let mut start = anchor.to_vec();
     loop {
@@ -153,24 +171,22 @@ pub fn sample<O: ScoreOracle + ?Sized, D: Domain, R: Rng + ?Sized>(
         if done {
             break;
         }
-        let last = &rungs.last().expect("just pushed").1;
-        // The last sample at or below the next rung starts its chain (uniform in K(next)).
-        start = last.iter().rev().find(|(s, _)| *s <= next).map(|(_, x)| x.clone()).unwrap_or_else(|| anchor.to_vec());
+        // A sample of this rung inside the next one starts its chain.
+        start = sample_within(&rungs.last().expect("just pushed").1, next).unwrap_or_else(|| anchor.to_vec());
         level = next;
     }
     // log V of each rung, telescoped down from the first.
-    let frac = |scored: &[(f64, Vec<f64>)], l: f64| scored.partition_point(|(s, _)| *s <= l) as f64 / scored.len() as f64;
     let mut log_v = vec![0.0];
     for k in 1..rungs.len() {
-        log_v.push(log_v[k - 1] + frac(&rungs[k - 1].1, rungs[k].0).ln());
+        log_v.push(log_v[k - 1] + fraction_within(&rungs[k - 1].1, rungs[k].0).ln());
     }
     // V_i from the deepest rung containing level i.
     let lowest = rungs.iter().flat_map(|r| r.1.first()).map(|(s, _)| *s).fold(f64::INFINITY, f64::min);
     let mut level_log_volumes = Vec::new();
     for i in levels.index(lowest)..=m {
         let l = levels.level(i);
-        let k = rungs.iter().rposition(|r| r.0 >= l).unwrap_or(0);
-        let f = frac(&rungs[k].1, l);
+        let k = deepest_rung(&rungs, l);
+        let f = fraction_within(&rungs[k].1, l);
         if f > 0.0 {
             level_log_volumes.push((i, log_v[k] + f.ln()));
         }
@@ -178,7 +194,7 @@ pub fn sample<O: ScoreOracle + ?Sized, D: Domain, R: Rng + ?Sized>(
     // Draw the level: log weights log V_i + log(layer weight); the truncation level is the top.
     let log_w: Vec<f64> = level_log_volumes
         .iter()
-        .map(|&(i, lv)| lv + if i == m { -target.eps * levels.level(i) } else { target.log_layer_weight(i) })
+        .map(|&(i, lv)| lv + target.log_layer_weight(i, m))
         .collect();
     let max = log_w.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
     let weights: Vec<f64> = log_w.iter().map(|w| (w - max).exp()).collect();
@@ -194,8 +210,7 @@ pub fn sample<O: ScoreOracle + ?Sized, D: Domain, R: Rng + ?Sized>(
     let chosen_index = level_log_volumes[chosen].0;
     let chosen_level = levels.level(chosen_index);
     // A uniform point of K_i: a ladder sample inside it (uniform there), refreshed by a walk.
-    let k = rungs.iter().rposition(|r| r.0 >= chosen_level).unwrap_or(0);
-    let mut theta = rungs[k].1.iter().rev().find(|(s, _)| *s <= chosen_level).map(|(_, x)| x.clone()).unwrap_or_else(|| anchor.to_vec());
+    let mut theta = sample_within(&rungs[deepest_rung(&rungs, chosen_level)].1, chosen_level).unwrap_or_else(|| anchor.to_vec());
     target.walk(chosen_level, &mut theta, settings.final_steps, rng)?;
     let rungs = rungs.iter().zip(&log_v).map(|(r, &lv)| Rung { level: r.0, log_volume: lv, samples: r.1.len() }).collect();
     Ok((theta, LayerCakeRecord { rungs, truncation_index: m, tail_bound, level_log_volumes, chosen_index }))

@@ -30,10 +30,6 @@ impl<'a, O: ScoreOracle + ?Sized, D: Domain + ?Sized> LevelBody<'a, O, D> {
         LevelBody { oracle, domain, level, chord_tol, scale: Cell::new(scale) }
     }
 
-    pub fn level(&self) -> f64 {
-        self.level
-    }
-
     /// The current length scale (to carry over to the next body).
     pub fn scale(&self) -> f64 {
         self.scale.get()

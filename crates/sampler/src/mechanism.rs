@@ -65,11 +65,8 @@ impl MechanismSettings {
     /// trace has an autocorrelation time of about 10 iterations and 4 chains from the anchor
     /// agree (R-hat < 1.02) after about 400 iterations).
     pub fn new(epsilon: f64, dim: usize) -> Result<Self, SamplerError> {
-        if !(epsilon.is_finite() && epsilon > 0.0) {
-            return Err(SamplerError::EpsilonNotPositive(epsilon));
-        }
         let d = dim.max(1);
-        Ok(MechanismSettings {
+        let settings = MechanismSettings {
             epsilon,
             sampler: SamplerKind::Slice,
             slice: SliceSettings { iterations: 40 * d, steps_per_iteration: 1 },
@@ -82,7 +79,9 @@ impl MechanismSettings {
             chord_tol: 2e-3,
             level_grid: 1e-6,
             hardening: 1e-6,
-        })
+        };
+        settings.validate()?;
+        Ok(settings)
     }
 
     fn validate(&self) -> Result<(), SamplerError> {

@@ -80,10 +80,11 @@ impl<'a, O: ScoreOracle + ?Sized, D: Domain> Target<'a, O, D> {
         out
     }
 
-    /// The relative weight `log(e^{-eps' l_i} - e^{-eps' l_{i+1}})` of level `i < top`, or
-    /// `-eps' l_I` for the top (the factor multiplying `V_i`).
-    pub fn log_layer_weight(&self, index: i64) -> f64 {
+    /// The relative weight `log(e^{-eps' l_i} - e^{-eps' l_{i+1}})` of level `i` below the
+    /// highest level `top` in use, or `-eps' l_top` for `top` itself (the factor multiplying
+    /// `V_i`).
+    pub fn log_layer_weight(&self, index: i64, top: i64) -> f64 {
         let l = self.levels.level(index);
-        if index >= self.top { -self.eps * l } else { -self.eps * l + (-(-self.eps).exp_m1()).ln() }
+        if index >= top { -self.eps * l } else { -self.eps * l + (-(-self.eps).exp_m1()).ln() }
     }
 }

@@ -46,7 +46,7 @@ pub fn run(args: &MeanArgs) -> Result<(), CliError> {
         learner = learner.seed(s);
     }
     // Settings first (no data read), then the data.
-    learner.plan(1_000_000, 1).map_err(|e| CliError::Invalid(e.to_string()))?;
+    learner.validate().map_err(|e| CliError::Invalid(e.to_string()))?;
     let data = read_matrix(&args.input)?;
     let bar = if std::io::stderr().is_terminal() { ProgressBar::new_spinner() } else { ProgressBar::hidden() };
     bar.set_style(ProgressStyle::with_template("{elapsed_precise} {spinner} {msg}").unwrap_or_else(|_| ProgressStyle::default_spinner()));
