@@ -15,6 +15,17 @@ pub trait ConvexBody {
     fn contains(&self, x: &[f64]) -> Result<bool, SamplerError>;
     /// The steps `[lo, hi]` (`lo <= 0 <= hi`) with `x + s u` in the body, for `x` in it.
     fn chord(&self, x: &[f64], u: &[f64]) -> Result<(f64, f64), SamplerError>;
+    /// A step `s` uniform on the chord through `x` along `u` (the hit-and-run move), with
+    /// `uniform` a source of Uniform(0, 1) draws. By default: the chord, then one draw on it.
+    fn line_step(&self, x: &[f64], u: &[f64], uniform: &mut dyn FnMut() -> f64) -> Result<f64, SamplerError> {
+        step_on_chord(self, x, u, uniform)
+    }
+}
+
+/// The chord through `x` along `u`, then a uniform draw on it.
+pub fn step_on_chord<B: ConvexBody + ?Sized>(body: &B, x: &[f64], u: &[f64], uniform: &mut dyn FnMut() -> f64) -> Result<f64, SamplerError> {
+    let (lo, hi) = body.chord(x, u)?;
+    Ok(lo + (hi - lo) * uniform())
 }
 
 /// A data-independent parameter domain `Theta`: a bounded convex body with a centre inside it

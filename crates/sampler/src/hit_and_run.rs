@@ -53,20 +53,20 @@ fn normalised(mut v: Vec<f64>) -> Vec<f64> {
     v
 }
 
-/// One hit-and-run step from `x` (in place). Returns the chord's length.
+/// One hit-and-run step from `x` (in place): a direction, then a step uniform on the chord
+/// ([`ConvexBody::line_step`]).
 pub fn step<B: ConvexBody + ?Sized, R: Rng + ?Sized>(
     body: &B,
     directions: &Directions,
     x: &mut [f64],
     rng: &mut R,
-) -> Result<f64, SamplerError> {
+) -> Result<(), SamplerError> {
     let u = directions.draw(x.len(), rng);
-    let (lo, hi) = body.chord(x, &u)?;
-    let s = lo + (hi - lo) * rng.random::<f64>();
+    let s = body.line_step(x, &u, &mut || rng.random::<f64>())?;
     for (xi, ui) in x.iter_mut().zip(&u) {
         *xi += s * ui;
     }
-    Ok(hi - lo)
+    Ok(())
 }
 
 /// Chain settings: `burn_in` steps before the first sample, then one sample every `thin`

@@ -42,6 +42,18 @@ pub enum DirectionSetting {
     Rounded { pilot: usize },
 }
 
+/// How a hit-and-run step in a level body finds its point on the line.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LineMove {
+    /// Stepping out and shrinkage on membership answers: exactly uniform on the chord, no
+    /// chord ends needed ([`crate::level_body`]). The default.
+    Shrinkage,
+    /// Locate both chord ends with the oracle's `chord`, each to `tol` times the running
+    /// chord half-length, then draw uniformly between them.
+    Chord { tol: f64 },
+}
+
 /// Everything that shapes a release.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct MechanismSettings {
@@ -51,8 +63,8 @@ pub struct MechanismSettings {
     pub slice: SliceSettings,
     pub layer_cake: LayerCakeSettings,
     pub directions: DirectionSetting,
-    /// Relative tolerance of chord ends (fraction of the bracketing interval).
-    pub chord_tol: f64,
+    /// How a step finds its point on the line.
+    pub line: LineMove,
     /// Grid step of the level offset `kappa` (MATH.md 4.1's `zeta_k`).
     pub level_grid: f64,
     /// Hardening grid as a fraction of the domain's radius (MATH.md 4.6).
@@ -76,7 +88,7 @@ impl MechanismSettings {
                 ..LayerCakeSettings::default()
             },
             directions: DirectionSetting::Isotropic,
-            chord_tol: 2e-3,
+            line: LineMove::Shrinkage,
             level_grid: 1e-6,
             hardening: 1e-6,
         };
@@ -89,8 +101,13 @@ impl MechanismSettings {
             return Err(SamplerError::EpsilonNotPositive(self.epsilon));
         }
         let unit = |x: f64| x > 0.0 && x < 1.0;
-        if !unit(self.chord_tol) || !unit(self.level_grid) || !unit(self.hardening) {
-            return Err(SamplerError::InvalidSetting("chord_tol, level_grid and hardening must lie in (0, 1)".into()));
+        if !unit(self.level_grid) || !unit(self.hardening) {
+            return Err(SamplerError::InvalidSetting("level_grid and hardening must lie in (0, 1)".into()));
+        }
+        if let LineMove::Chord { tol } = self.line {
+            if !unit(tol) {
+                return Err(SamplerError::InvalidSetting(format!("the chord tolerance must lie in (0, 1), got {tol}")));
+            }
         }
         if self.slice.iterations == 0 || self.slice.steps_per_iteration == 0 {
             return Err(SamplerError::InvalidSetting("the slice path needs >= 1 iteration and >= 1 step per iteration".into()));
@@ -168,7 +185,7 @@ pub fn release<O: ScoreOracle + ?Sized, D: Domain, R: Rng + ?Sized>(
     let counted = Counted::new(oracle);
     let levels = Levels::draw(settings.level_grid, rng);
     let eps = 0.5 * settings.epsilon;
-    let mut target = Target::new(&counted, domain, levels, eps, Directions::Isotropic, settings.chord_tol);
+    let mut target = Target::new(&counted, domain, levels, eps, Directions::Isotropic, settings.line);
     target.directions = match settings.directions {
         DirectionSetting::Isotropic => Directions::Isotropic,
         DirectionSetting::Coordinate => Directions::Coordinate,

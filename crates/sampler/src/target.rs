@@ -13,6 +13,7 @@ use crate::body::{ConvexBody, Domain};
 use crate::hit_and_run::{step, Directions};
 use crate::level_body::LevelBody;
 use crate::levels::Levels;
+use crate::mechanism::LineMove;
 use crate::SamplerError;
 use rand::Rng;
 use sosdp_score::ScoreOracle;
@@ -28,17 +29,17 @@ pub struct Target<'a, O: ?Sized, D> {
     /// The index `I` with `K_I = Theta`: the first level at or above the score's maximum.
     pub top: i64,
     pub directions: Directions,
-    /// Relative tolerance of chord ends.
-    pub chord_tol: f64,
+    /// How steps find their point on the line.
+    pub line: LineMove,
     /// Length scale of chords carried from body to body.
     scale: Cell<f64>,
 }
 
 impl<'a, O: ScoreOracle + ?Sized, D: Domain> Target<'a, O, D> {
-    pub fn new(oracle: &'a O, domain: &'a D, levels: Levels, eps: f64, directions: Directions, chord_tol: f64) -> Self {
+    pub fn new(oracle: &'a O, domain: &'a D, levels: Levels, eps: f64, directions: Directions, line: LineMove) -> Self {
         let top = levels.index(oracle.max_score());
         let scale = Cell::new(0.1 * domain.radius());
-        Target { oracle, domain, levels, eps, top, directions, chord_tol, scale }
+        Target { oracle, domain, levels, eps, top, directions, line, scale }
     }
 
     /// The level index of `theta` known to lie in `K_upper`: descend with weak membership,
@@ -74,7 +75,7 @@ impl<'a, O: ScoreOracle + ?Sized, D: Domain> Target<'a, O, D> {
         if level >= self.levels.level(self.top) {
             return f(self.domain);
         }
-        let body = LevelBody::new(self.oracle, self.domain, level, self.scale.get(), self.chord_tol);
+        let body = LevelBody::new(self.oracle, self.domain, level, self.scale.get(), self.line);
         let out = f(&body);
         self.scale.set(body.scale());
         out

@@ -8,7 +8,7 @@ use rand::rngs::StdRng;
 use sosdp_eval::{Adversary, CorruptedSample};
 use sosdp_sampler::levels::Levels;
 use sosdp_sampler::target::Target;
-use sosdp_sampler::{layer_cake, slice, Ball, ChainSettings, ConvexBody, Directions, Ellipsoid, Intersection, LayerCakeSettings, SliceSettings};
+use sosdp_sampler::{layer_cake, slice, Ball, ChainSettings, ConvexBody, Directions, Ellipsoid, Intersection, LayerCakeSettings, LineMove, SliceSettings};
 use sosdp_score::{CertifiedMean, FastCm, ScoreOracle};
 
 const GAMMA: f64 = 1.25;
@@ -115,22 +115,25 @@ fn check_agreement(d: usize, h: f64, slice_count: usize, cake_count: usize, seed
     let eps = 1.0; // eps' = eps / 2 for a user-facing eps = 2
     let q = quadrature(&o, &dom, levels, eps, &grid(d, h));
     let (start, s0) = grid_anchor(&q);
-    let target = Target::new(&o, &dom, levels, eps, Directions::Isotropic, 2e-3);
+    let target = Target::new(&o, &dom, levels, eps, Directions::Isotropic, LineMove::Shrinkage);
+    let with_chords = Target::new(&o, &dom, levels, eps, Directions::Isotropic, LineMove::Chord { tol: 2e-3 });
     let mut r = rng(seed + 10);
     let sliced = slice_draws(&target, &start, s0, slice_count, 2 * d, &mut r);
+    let chorded = slice_draws(&with_chords, &start, s0, slice_count, 2 * d, &mut r);
     let caked = layer_cake_draws(&target, &start, s0, cake_count, &mut r);
     for k in 0..d {
         let cdf = marginal_cdf(&q.points, &q.mass, k, h);
         let a: Vec<f64> = sliced.iter().map(|x| x[k]).collect();
+        let c: Vec<f64> = chorded.iter().map(|x| x[k]).collect();
         let b: Vec<f64> = caked.iter().map(|x| x[k]).collect();
-        let (p_slice, p_cake, p_two) = (ks_one_p(&a, &cdf), ks_one_p(&b, &cdf), ks_two_p(&a, &b));
-        println!("d = {d}, coordinate {k}: slice vs quadrature p = {p_slice:.3}, layer-cake vs quadrature p = {p_cake:.3}, slice vs layer-cake p = {p_two:.3}");
-        assert!(p_slice > 0.01 && p_cake > 0.01 && p_two > 0.01);
+        let (p_slice, p_chord, p_cake, p_two) = (ks_one_p(&a, &cdf), ks_one_p(&c, &cdf), ks_one_p(&b, &cdf), ks_two_p(&a, &b));
+        println!("d = {d}, coordinate {k}: vs quadrature p = {p_slice:.3} (slice, shrinkage steps), {p_chord:.3} (slice, chord steps), {p_cake:.3} (layer-cake); slice vs layer-cake p = {p_two:.3}");
+        assert!(p_slice > 0.01 && p_chord > 0.01 && p_cake > 0.01 && p_two > 0.01);
     }
     // The layer-cake's level volumes (one release with a 300-sample ladder) against the
     // grid's, on every level carrying >= 1% of the mass.
     let settings = LayerCakeSettings { samples: 300, chain: ChainSettings { burn_in: 10, thin: 1 }, ..LayerCakeSettings::default() };
-    let record = layer_cake::sample(&target, &start, s0, &settings, &mut r, &mut |_| {}).unwrap().1;
+    let record = layer_cake::sample(&target, &start, s0, &settings, &mut rng(seed + 20), &mut |_| {}).unwrap().1;
     let m = record.truncation_index;
     let exact_log_v = |i: i64| (q.index.iter().filter(|&&j| j <= i).count() as f64).ln();
     let mut checked = 0;
@@ -183,7 +186,7 @@ fn privacy_loss_on_neighbouring_datasets_is_within_epsilon() {
     for (seed, d) in [(21, &y), (22, &y2)] {
         let o = oracle(d);
         let q = quadrature(&o, &dom, levels, 0.5 * epsilon, &grid(1, 0.01));
-        let target = Target::new(&o, &dom, levels, 0.5 * epsilon, Directions::Isotropic, 2e-3);
+        let target = Target::new(&o, &dom, levels, 0.5 * epsilon, Directions::Isotropic, LineMove::Shrinkage);
         let (start, s0) = grid_anchor(&q);
         let draws = slice_draws(&target, &start, s0, 2500, 2, &mut rng(seed));
         let mut h = vec![0.0f64; bins];
@@ -226,11 +229,11 @@ fn release_validates_and_records() {
     let outside = Start { theta: vec![2.0, 0.0], score_upper: 40.0 };
     assert!(matches!(release(&o, &dom, &outside, &settings, &mut rng(1), &mut |_| {}), Err(SamplerError::StartOutside(_))));
     let start = Start { theta: vec![0.2, 0.2], score_upper: o.evaluate(&[0.2, 0.2]).unwrap().upper };
-    settings.chord_tol = 0.0;
+    settings.line = LineMove::Chord { tol: 0.0 };
     assert!(matches!(release(&o, &dom, &start, &settings, &mut rng(1), &mut |_| {}), Err(SamplerError::InvalidSetting(_))));
-    settings.chord_tol = 2e-3;
-    for kind in [SamplerKind::Slice, SamplerKind::LayerCake] {
+    for (kind, line) in [(SamplerKind::Slice, LineMove::Shrinkage), (SamplerKind::Slice, LineMove::Chord { tol: 2e-3 }), (SamplerKind::LayerCake, LineMove::Shrinkage)] {
         settings.sampler = kind;
+        settings.line = line;
         settings.layer_cake.samples = 20;
         let mut events = 0;
         let r = release(&o, &dom, &start, &settings, &mut rng(2), &mut |_| events += 1).unwrap();
@@ -238,7 +241,8 @@ fn release_validates_and_records() {
         let h = r.record.hardening_grid;
         assert!(r.theta.iter().all(|x| ((x / h) - (x / h).round()).abs() < 1e-6), "not on the hardening grid: {:?}", r.theta);
         let calls = r.record.oracle_calls;
-        assert!(events > 0 && calls.evaluations + calls.memberships > 0 && calls.chords > 0 && r.record.epsilon_sampling == 1.0);
+        assert!(events > 0 && calls.evaluations + calls.memberships > 0 && r.record.epsilon_sampling == 1.0);
+        assert_eq!(calls.chords > 0, matches!(line, LineMove::Chord { .. }));
         assert_eq!(r.record.slice.is_some(), kind == SamplerKind::Slice);
         assert_eq!(r.record.layer_cake.is_some(), kind == SamplerKind::LayerCake);
     }

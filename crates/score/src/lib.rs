@@ -24,7 +24,7 @@ pub use anchor::{minimise_cm, Anchor, BallDomain};
 pub use clarabel_backend::{ClarabelCm, ClarabelSettings, ClarabelSp};
 pub use cm::{CertifiedMean, Cut};
 pub use error::ScoreError;
-pub use membership::{chord_by_bisection, evaluate_batch, Chord};
+pub use membership::{chord_by_bisection, evaluate_batch, on_line, Chord};
 pub use fast::{FastCm, FastSettings, FastSp};
 pub use oracle::{ScoreEval, ScoreOracle};
 pub use sp::Spectral;
