@@ -7,5 +7,5 @@ pub mod mean;
 pub mod schedule;
 
 pub use error::LearnError;
-pub use mean::{MeanFit, MeanReport, PrivateMean, StageReport};
+pub use mean::{check_data, MeanFit, MeanReport, PrivateMean, StageReport};
 pub use schedule::{Constants, Schedule};

@@ -17,6 +17,18 @@ use sosdp_sampler::{release, Ball, Ellipsoid, Intersection, MechanismSettings, P
 use sosdp_score::{BallDomain, CertifiedMean, FastCm};
 use std::time::Instant;
 
+/// Check a dataset (one record per row): non-empty, every value finite.
+pub fn check_data(data: &DMatrix<f64>) -> Result<(), LearnError> {
+    let n = data.nrows();
+    if n == 0 || data.ncols() == 0 {
+        return Err(LearnError::EmptyData);
+    }
+    if let Some(k) = data.iter().position(|x| !x.is_finite()) {
+        return Err(LearnError::NonFinite { row: k % n, column: k / n });
+    }
+    Ok(())
+}
+
 /// Builder of the private mean: `PrivateMean::new(eps).radius(r).corruption(eta0).beta(b)
 /// .seed(s).fit(&data)`.
 #[derive(Clone, Debug)]
@@ -102,6 +114,11 @@ impl PrivateMean {
         self
     }
 
+    /// The privacy parameter of the whole fit.
+    pub fn epsilon(&self) -> f64 {
+        self.epsilon
+    }
+
     /// Check the settings (no data needed).
     pub fn validate(&self) -> Result<(), LearnError> {
         if !(self.epsilon.is_finite() && self.epsilon > 0.0) {
@@ -144,12 +161,7 @@ impl PrivateMean {
     pub fn fit_with_progress(&self, data: &DMatrix<f64>, progress: &mut dyn FnMut(usize, Progress)) -> Result<MeanFit, LearnError> {
         let (n, d) = data.shape();
         self.validate()?;
-        if n == 0 || d == 0 {
-            return Err(LearnError::EmptyData);
-        }
-        if let Some(k) = data.iter().position(|x| !x.is_finite()) {
-            return Err(LearnError::NonFinite { row: k % n, column: k / n });
-        }
+        check_data(data)?;
         let plan = self.schedule(n, d)?;
         let clock = Instant::now();
         let mut rng = match self.seed {

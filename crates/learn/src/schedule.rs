@@ -12,10 +12,12 @@
 //! B = delta_n + r_j^2 + eta' (1 + log(1/eta')),
 //! ```
 //!
-//! with `delta_n` the sampling slack of `Gamma_j = (1 + delta_n + r_j^2) I`. The number of
-//! stages `J <= max_stages` is the one with the smallest final radius among schedules in which
-//! every stage at least halves the radius. The constants are [`Constants`]; privacy never
-//! depends on them, only accuracy does.
+//! with `delta_n` the sampling slack of `Gamma_j = (1 + delta_n + r_j^2) I`. Among schedules
+//! in which every stage at least halves the radius, the number of stages `J <= max_stages` is
+//! the smallest whose final radius is within a factor `1 + stage_tolerance` of the best one
+//! (each stage costs a full mechanism run, and fewer stages leave more eps per stage). The
+//! constants are [`Constants`], calibrated in docs/calibration.md; privacy never depends on
+//! them, only accuracy and running time do.
 use serde::Serialize;
 
 /// The constants of the schedule (see docs/calibration.md).
@@ -23,18 +25,22 @@ use serde::Serialize;
 pub struct Constants {
     /// Multiplier of the accuracy bound.
     pub safety: f64,
-    /// `delta_n = slack * (sqrt(d/n) + sqrt(2 log(2/beta) / n)) + 2 eta0 log(e / eta0)`.
+    /// `delta_n = slack * (sqrt(d/n) + sqrt(2 log(2/beta) / n)) + corruption_slack * 2 eta0 log(e / eta0)`.
     pub slack: f64,
+    /// Multiplier of the corruption term of `delta_n` (see `slack`).
+    pub corruption_slack: f64,
     /// `rho = rho_scale * sqrt(d / n)`, the radius of the low-score set.
     pub rho_scale: f64,
     /// The radius floor: `floor_scale * sqrt(d / n)`.
     pub floor_scale: f64,
     pub max_stages: usize,
+    /// Fewest stages whose final radius is within `1 + stage_tolerance` of the best.
+    pub stage_tolerance: f64,
 }
 
 impl Default for Constants {
     fn default() -> Self {
-        Constants { safety: 1.0, slack: 2.0, rho_scale: 1.0, floor_scale: 1.0, max_stages: 6 }
+        Constants { safety: 0.6, slack: 2.0, corruption_slack: 0.0, rho_scale: 1.0, floor_scale: 2.0, max_stages: 6, stage_tolerance: 0.1 }
     }
 }
 
@@ -48,8 +54,12 @@ pub struct PlannedStage {
     pub gamma: f64,
     /// The score bound `k*` of the release (Lemma 2.1).
     pub score_bound: f64,
-    /// The accuracy bound of the release (the next stage's radius).
+    /// The accuracy bound of the release (the next stage's radius):
+    /// `min(safety * deviation + floor, radius)`.
     pub accuracy: f64,
+    /// The bound's deviation term before the safety factor (what calibration measures
+    /// errors against).
+    pub deviation: f64,
 }
 
 /// The whole plan.
@@ -80,8 +90,9 @@ fn plan(n: f64, d: f64, epsilon: f64, radius: f64, eta0: f64, beta: f64, stages:
         }
         let log_inv = (1.0 / eta).ln();
         let b = delta_n + r * r + eta * (1.0 + log_inv);
-        let next = (c.safety * ((eta * b).sqrt() + eta * b.sqrt() + eta * log_inv.sqrt()) + floor).min(r);
-        out.push(PlannedStage { epsilon: eps_j, radius: r, gamma: 1.0 + delta_n + r * r, score_bound: k_star, accuracy: next });
+        let deviation = (eta * b).sqrt() + eta * b.sqrt() + eta * log_inv.sqrt();
+        let next = (c.safety * deviation + floor).min(r);
+        out.push(PlannedStage { epsilon: eps_j, radius: r, gamma: 1.0 + delta_n + r * r, score_bound: k_star, accuracy: next, deviation });
         if out.len() < stages && next > 0.5 * r {
             return None;
         }
@@ -95,9 +106,11 @@ fn plan(n: f64, d: f64, epsilon: f64, radius: f64, eta0: f64, beta: f64, stages:
 pub fn schedule(n: usize, d: usize, epsilon: f64, radius: f64, eta0: f64, beta: f64, c: &Constants) -> Option<Schedule> {
     let (nf, df) = (n as f64, d as f64);
     let delta_n = c.slack * ((df / nf).sqrt() + (2.0 * (2.0 / beta).ln() / nf).sqrt())
-        + if eta0 > 0.0 { 2.0 * eta0 * (std::f64::consts::E / eta0).ln() } else { 0.0 };
-    (1..=c.max_stages.max(1))
+        + if eta0 > 0.0 { c.corruption_slack * 2.0 * eta0 * (std::f64::consts::E / eta0).ln() } else { 0.0 };
+    let plans: Vec<Schedule> = (1..=c.max_stages.max(1))
         .filter_map(|j| plan(nf, df, epsilon, radius, eta0, beta, j, c, delta_n))
         .filter(|s| s.accuracy() < radius)
-        .min_by(|a, b| a.accuracy().total_cmp(&b.accuracy()))
+        .collect();
+    let best = plans.iter().map(Schedule::accuracy).fold(f64::INFINITY, f64::min);
+    plans.into_iter().find(|s| s.accuracy() <= (1.0 + c.stage_tolerance.max(0.0)) * best)
 }

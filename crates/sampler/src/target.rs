@@ -42,16 +42,14 @@ impl<'a, O: ScoreOracle + ?Sized, D: Domain> Target<'a, O, D> {
         Target { oracle, domain, levels, eps, top, directions, line, scale }
     }
 
-    /// The level index of `theta` known to lie in `K_upper`: descend with weak membership,
-    /// `i(theta) = ` the smallest `j <= upper` with `theta` in `K_j` (answers of the
-    /// membership at consecutive levels). Each query stops as soon as its bracket decides,
-    /// which is cheaper than a full evaluation when the score is not close to a level.
+    /// The level index of `theta` known to lie in `K_upper`: the smallest `j <= upper` with
+    /// `theta` in `K_j`, from one evaluation. Its certified bracket answers membership at every
+    /// level at once ([`sosdp_score::membership::member_from_bracket`]: YES above `upper`, NO
+    /// below `lower`, `score <= l_j` in between), and the smallest level with a YES answer is
+    /// the first grid level at or above the returned score.
     pub fn index_below(&self, theta: &[f64], upper: i64) -> Result<i64, SamplerError> {
-        let mut j = upper.min(self.top);
-        while self.oracle.member(theta, self.levels.level(j - 1))? {
-            j -= 1;
-        }
-        Ok(j)
+        let eval = self.oracle.evaluate(theta)?;
+        Ok(self.levels.index(eval.score).min(upper.min(self.top)))
     }
 
     /// The score at `theta` (one evaluation).
