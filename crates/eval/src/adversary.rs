@@ -15,6 +15,9 @@ pub enum Adversary {
     Subtractive { axis: usize },
     /// (c) Records scattered uniformly on a sphere of radius `distance` around the mean.
     ScatteredOutliers { distance: f64 },
+    /// (d) For covariance: records along the direction of least empirical variance `v`, at
+    /// `mean + g sqrt(factor v) u` with `g` standard normal (variance inflated `factor`-fold).
+    InflatedDirection { factor: f64 },
 }
 
 impl Adversary {
@@ -59,6 +62,21 @@ impl Adversary {
                     let r = distance * (0.5 + 0.5 * rng.random::<f64>());
                     for k in 0..d {
                         data[(i, k)] = mean[k] + r * dir[k];
+                    }
+                }
+                idx
+            }
+            Adversary::InflatedDirection { factor } => {
+                let centred = DMatrix::from_fn(n, d, |i, k| data[(i, k)] - mean[k]);
+                let cov = centred.transpose() * &centred / n as f64;
+                let eig = cov.symmetric_eigen();
+                let k_min = eig.eigenvalues.imin();
+                let (u, var) = (eig.eigenvectors.column(k_min).into_owned(), eig.eigenvalues[k_min]);
+                let idx = sample(rng, n, m).into_vec();
+                for &i in &idx {
+                    let g: f64 = StandardNormal.sample(rng);
+                    for k in 0..d {
+                        data[(i, k)] = mean[k] + g * (factor * var).sqrt() * u[k];
                     }
                 }
                 idx

@@ -9,5 +9,5 @@ pub mod synthetic;
 
 pub use adversary::Adversary;
 pub use baseline::{ClippedLaplaceMean, CoordinateMedian, EmpiricalMean, MeanEstimator, Privacy};
-pub use metrics::{l2_error, quantile};
-pub use synthetic::{gaussian_samples, CorruptedSample};
+pub use metrics::{frobenius_error, gaussian_kl, l2_error, mahalanobis_error, quantile, spectral_error, tv_bound};
+pub use synthetic::{covariance_sample, gaussian_samples, CorruptedSample, CovarianceSample};

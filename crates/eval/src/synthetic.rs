@@ -38,3 +38,28 @@ impl CorruptedSample {
         CorruptedSample { data, mean: mean.to_vec(), corrupted }
     }
 }
+
+/// A Gaussian sample with a general covariance, possibly corrupted.
+#[derive(Clone, Debug)]
+pub struct CovarianceSample {
+    pub data: DMatrix<f64>,
+    pub mean: Vec<f64>,
+    pub covariance: DMatrix<f64>,
+    pub corrupted: Vec<usize>,
+}
+
+/// `n` draws of `N(mu, Sigma)` in `R^d`: `|mu| = mean_norm` (equal coordinates), `Sigma = Q
+/// diag(cond^{k/(d-1)}) Q^T` with `Q` a random rotation (eigenvalues spread geometrically over
+/// `[1, cond]`); a fraction `eta` replaced by the adversary (d) of MATH.md 6 with 10x
+/// variance along the least-variance direction.
+pub fn covariance_sample<R: Rng + ?Sized>(rng: &mut R, n: usize, d: usize, mean_norm: f64, cond: f64, eta: f64) -> CovarianceSample {
+    let g: DMatrix<f64> = DMatrix::from_fn(d, d, |_, _| StandardNormal.sample(rng));
+    let q = g.qr().q();
+    let eig: DVector<f64> = DVector::from_fn(d, |k, _| if d > 1 { cond.powf(k as f64 / (d - 1) as f64) } else { 1.0 });
+    let a: DMatrix<f64> = &q * DMatrix::from_diagonal(&eig.map(f64::sqrt));
+    let covariance = &a * a.transpose();
+    let mean = vec![mean_norm / (d as f64).sqrt(); d];
+    let mut data = gaussian_samples(rng, n, &mean, Some(&a));
+    let corrupted = Adversary::InflatedDirection { factor: 10.0 }.corrupt(rng, &mut data, eta);
+    CovarianceSample { data, mean, covariance, corrupted }
+}

@@ -14,6 +14,8 @@ pub enum LearnError {
     Corruption(f64),
     #[error("beta must lie in (0, 1), got {0}")]
     Beta(f64),
+    #[error("{0}")]
+    InvalidSetting(String),
     #[error("the dataset is empty")]
     EmptyData,
     #[error("the data have a non-finite value (NaN or infinity) in row {row}, column {column}")]

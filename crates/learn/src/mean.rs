@@ -10,11 +10,9 @@
 use crate::schedule::{schedule, Constants, PlannedStage, Schedule};
 use crate::LearnError;
 use nalgebra::DMatrix;
-use rand::rngs::StdRng;
-use rand::SeedableRng;
 use serde::Serialize;
-use sosdp_sampler::{release, Ball, Ellipsoid, Intersection, MechanismSettings, Progress, ReleaseRecord, SamplerKind, Start};
-use sosdp_score::{BallDomain, CertifiedMean, FastCm};
+use crate::stage::{run_cm_stage, seeded_rng, CmStage};
+use sosdp_sampler::{Progress, ReleaseRecord, SamplerKind};
 use std::time::Instant;
 
 /// Check a dataset (one record per row): non-empty, every value finite.
@@ -40,6 +38,7 @@ pub struct PrivateMean {
     seed: Option<u64>,
     sampler: SamplerKind,
     constants: Constants,
+    covariance_error: f64,
 }
 
 /// One stage as it ran.
@@ -76,7 +75,7 @@ impl PrivateMean {
     /// Defaults: `R = 10`, corruption bound 0, `beta = 0.05`, fresh OS randomness, slice
     /// sampler, the calibrated constants.
     pub fn new(epsilon: f64) -> Self {
-        PrivateMean { epsilon, radius: 10.0, corruption: 0.0, beta: 0.05, seed: None, sampler: SamplerKind::Slice, constants: Constants::default() }
+        PrivateMean { epsilon, radius: 10.0, corruption: 0.0, beta: 0.05, seed: None, sampler: SamplerKind::Slice, constants: Constants::default(), covariance_error: 0.0 }
     }
 
     /// The prior bound `||mu|| <= R`.
@@ -109,6 +108,13 @@ impl PrivateMean {
         self
     }
 
+    /// For records whitened by an estimated covariance (MATH.md 5.4 step 4): a public bound
+    /// `s` on `|Cov - I|_op` of the whitened clean records; every stage's `Gamma` widens by `s`.
+    pub fn covariance_error(mut self, s: f64) -> Self {
+        self.covariance_error = s;
+        self
+    }
+
     pub fn constants(mut self, constants: Constants) -> Self {
         self.constants = constants;
         self
@@ -133,6 +139,9 @@ impl PrivateMean {
         if !(self.beta > 0.0 && self.beta < 1.0) {
             return Err(LearnError::Beta(self.beta));
         }
+        if !(self.covariance_error.is_finite() && self.covariance_error >= 0.0) {
+            return Err(LearnError::InvalidSetting(format!("the covariance error bound must be finite and >= 0, got {}", self.covariance_error)));
+        }
         Ok(())
     }
 
@@ -144,7 +153,7 @@ impl PrivateMean {
 
     /// The plan for validated settings.
     fn schedule(&self, n: usize, d: usize) -> Result<Schedule, LearnError> {
-        schedule(n, d, self.epsilon, self.radius, self.corruption, self.beta, &self.constants).ok_or_else(|| {
+        schedule(n, d, self.epsilon, self.radius, self.corruption, self.beta, self.covariance_error, &self.constants).ok_or_else(|| {
             LearnError::TooFewSamples(format!(
                 "with n = {n} records in dimension {d}, eps = {}, R = {} and corruption {} no stage improves on the prior radius",
                 self.epsilon, self.radius, self.corruption
@@ -164,22 +173,12 @@ impl PrivateMean {
         check_data(data)?;
         let plan = self.schedule(n, d)?;
         let clock = Instant::now();
-        let mut rng = match self.seed {
-            Some(s) => StdRng::seed_from_u64(s),
-            None => StdRng::try_from_rng(&mut rand::rngs::SysRng)
-                .map_err(|e| LearnError::Sampler(sosdp_sampler::SamplerError::InvalidSetting(format!("no OS randomness: {e}"))))?,
-        };
+        let mut rng = seeded_rng(self.seed)?;
         let mut centre = vec![0.0; d];
         let mut stages = Vec::with_capacity(plan.stages.len());
         for (j, stage) in plan.stages.iter().enumerate() {
-            let gamma = DMatrix::identity(d, d) * stage.gamma;
-            let oracle = FastCm::new(CertifiedMean::new(data, &centre, &gamma)?);
-            let domain = Intersection::new(vec![Box::new(Ball::new(centre.clone(), stage.radius)?), Box::new(Ellipsoid::new(centre.clone(), &gamma)?)])?;
-            let anchor = oracle.minimise(Some(&BallDomain { centre: centre.clone(), radius: stage.radius }))?;
-            let start = Start { theta: anchor.theta, score_upper: anchor.eval.upper };
-            let mut settings = MechanismSettings::new(stage.epsilon, d)?;
-            settings.sampler = self.sampler;
-            let out = release(&oracle, &domain, &start, &settings, &mut rng, &mut |p| progress(j, p))?;
+            let cm = CmStage { centre: &centre, radius: stage.radius, gamma: stage.gamma, epsilon: stage.epsilon, sampler: self.sampler };
+            let out = run_cm_stage(data, &cm, None, &mut rng, &mut |p| progress(j, p))?;
             stages.push(StageReport { plan: stage.clone(), centre: centre.clone(), release: out.theta.clone(), record: out.record });
             centre = out.theta;
         }

@@ -103,9 +103,12 @@ fn plan(n: f64, d: f64, epsilon: f64, radius: f64, eta0: f64, beta: f64, stages:
 
 /// The best schedule for `(n, d, eps, R, eta0, beta)`, or `None` when no number of stages
 /// yields a release more accurate than the prior radius (too few samples).
-pub fn schedule(n: usize, d: usize, epsilon: f64, radius: f64, eta0: f64, beta: f64, c: &Constants) -> Option<Schedule> {
+/// `excess` widens `Gamma` (and `delta_n`): a bound on `|Cov - I|_op` of the clean records
+/// beyond sampling (0 for identity covariance).
+#[allow(clippy::too_many_arguments)]
+pub fn schedule(n: usize, d: usize, epsilon: f64, radius: f64, eta0: f64, beta: f64, excess: f64, c: &Constants) -> Option<Schedule> {
     let (nf, df) = (n as f64, d as f64);
-    let delta_n = c.slack * ((df / nf).sqrt() + (2.0 * (2.0 / beta).ln() / nf).sqrt())
+    let delta_n = excess + c.slack * ((df / nf).sqrt() + (2.0 * (2.0 / beta).ln() / nf).sqrt())
         + if eta0 > 0.0 { c.corruption_slack * 2.0 * eta0 * (std::f64::consts::E / eta0).ln() } else { 0.0 };
     let plans: Vec<Schedule> = (1..=c.max_stages.max(1))
         .filter_map(|j| plan(nf, df, epsilon, radius, eta0, beta, j, c, delta_n))

@@ -1,0 +1,310 @@
+//! The private covariance (MATH.md 5.2 and 5.3): pair the records, precondition with one SP
+//! mechanism over the spectrahedron `{I/2 ⪯ S ⪯ 2K I}`, then refine with staged CM on lifted,
+//! whitened points, re-whitening at every stage.
+//!
+//! **Pairing.** `x_i = (y_{2i} - y_{2i-1}) / sqrt 2 ~ N(0, Sigma)` for clean pairs; a corrupted
+//! record spoils one pair, so the pairs' corruption is at most `2 eta0`.
+//!
+//! **Preconditioner** (5.2). SP with width `gamma` and leverage cap
+//! `lambda = (d + 2 sqrt(d L) + 2 L) / (1 - gamma/2)`, `L = log(m / beta)` over the `m` pairs.
+//! A release with score `<= k` has, by MATH.md 2.2, `Sigma~ = S0^{-1/2} Sigma S0^{-1/2}` with
+//! eigenvalues in `[(1 - gamma - eta' lambda) / (1 + stat), (1 + gamma) / (1 - eta' log(1/eta'))]`,
+//! `eta' = 2 eta0 + k* / m`, `stat = sqrt(D / m)`: the spectral bound `s0` of the plan is the
+//! larger distance of these ends to 1. When `eta' lambda >= 1 - gamma` the worst-case bound is
+//! vacuous (the known weakness of 2.2: tolerated corruption about `1 / lambda`); the plan then
+//! uses `s0 = 0.9` and says so (`worst_case_valid: false`).
+//!
+//! **Refinement** (5.3). Stage `j` whitens by `W_j = Sigma_j^{-1/2}` (`Sigma_0 = S0`), lifts
+//! `z_i = svec(W_j x_i x_i^T W_j)` (`|svec(A)| = |A|_F`, so Frobenius balls are Euclidean),
+//! and runs CM with centre `svec(I)`, `Gamma_j = (2 (1 + s_j)^2 + r_j^2 + delta) I` over
+//! `B(svec I, r_j)` ∩ the CM ellipsoid ∩ `{(1 - 1.5 s_j)_+ I ⪯ S ⪯ (1 + 1.5 s_j) I}`. The release
+//! `S_j` gives `Sigma_{j+1} = Sigma_j^{1/2} S_j Sigma_j^{1/2}`. Radii follow
+//! `r_{j+1} = min(safety * sqrt(eta'_j (8 s_j + r_j^2 + delta)) + floor, r_j)`, `s_{j+1} = r_{j+1}`,
+//! `r_0 = sqrt(d) s0`, with the constants of [`Constants`].
+//!
+//! Privacy: the preconditioner and every refinement stage are pure-DP releases with a
+//! data-independent split of eps; stage parameters depend only on the plan and earlier
+//! releases, so the output is eps-DP by composition.
+use crate::schedule::Constants;
+use crate::stage::{run_cm_stage, seeded_rng, CmStage};
+use crate::{check_data, LearnError};
+use nalgebra::DMatrix;
+use serde::Serialize;
+use sosdp_sampler::{release, MechanismSettings, Progress, ReleaseRecord, SamplerKind, Spectrahedron, Start};
+use sosdp_score::{FastSp, ScoreOracle, Spectral};
+use sosdp_sdp::svec::{side_of, smat, svec};
+use std::time::Instant;
+
+/// `x_i = (y_{2i} - y_{2i-1}) / sqrt 2` for consecutive pairs of rows (an odd last row is
+/// dropped).
+pub fn pair(data: &DMatrix<f64>) -> DMatrix<f64> {
+    let m = data.nrows() / 2;
+    DMatrix::from_fn(m, data.ncols(), |i, k| (data[(2 * i + 1, k)] - data[(2 * i, k)]) / std::f64::consts::SQRT_2)
+}
+
+/// `A^p` for a symmetric positive definite `A` (eigen-decomposition).
+pub fn spd_power(a: &DMatrix<f64>, p: f64) -> DMatrix<f64> {
+    let eig = (0.5 * (a + a.transpose())).symmetric_eigen();
+    let vals = eig.eigenvalues.map(|v| v.max(f64::MIN_POSITIVE).powf(p));
+    &eig.eigenvectors * DMatrix::from_diagonal(&vals) * eig.eigenvectors.transpose()
+}
+
+/// The matrix of an `svec`.
+pub fn matrix_of(v: &[f64]) -> DMatrix<f64> {
+    let d = side_of(v.len()).unwrap_or(0);
+    DMatrix::from_row_slice(d, d, &smat(d, v))
+}
+
+/// `svec` of a (symmetrised) matrix.
+pub fn svec_of(a: &DMatrix<f64>) -> Vec<f64> {
+    svec(a.nrows(), |i, j| 0.5 * (a[(i, j)] + a[(j, i)]))
+}
+
+/// Builder of the private covariance: `PrivateCovariance::new(eps).kappa(K).corruption(eta0)
+/// .beta(b).seed(s).fit(&data)` for records with `I ⪯ Sigma ⪯ K I`.
+#[derive(Clone, Debug)]
+pub struct PrivateCovariance {
+    epsilon: f64,
+    kappa: f64,
+    corruption: f64,
+    beta: f64,
+    seed: Option<u64>,
+    sampler: SamplerKind,
+    constants: Constants,
+    width: f64,
+    preconditioner_share: f64,
+    refinement_stages: usize,
+}
+
+/// The public plan of a covariance fit.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CovariancePlan {
+    pub pairs: usize,
+    pub preconditioner: PreconditionerPlan,
+    pub refinement: Vec<RefinementPlan>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PreconditionerPlan {
+    pub epsilon: f64,
+    pub lambda: f64,
+    pub width: f64,
+    /// The domain `{lower I ⪯ S ⪯ upper I}`.
+    pub lower: f64,
+    pub upper: f64,
+    pub score_bound: f64,
+    /// The bound `s0` on `|S0^{-1/2} Sigma S0^{-1/2} - I|_op`.
+    pub spectral_bound: f64,
+    /// Whether MATH.md 2.2's worst-case bound holds at this corruption (`eta' lambda < 1 - gamma`).
+    pub worst_case_valid: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RefinementPlan {
+    pub epsilon: f64,
+    /// Frobenius radius `r_j` and operator bound `s_j` of the stage's whitened covariance.
+    pub radius: f64,
+    pub spectral: f64,
+    pub gamma: f64,
+    pub score_bound: f64,
+    /// `r_{j+1}`.
+    pub accuracy: f64,
+}
+
+/// One step as it ran.
+#[derive(Clone, Debug, Serialize)]
+pub struct CovarianceStep {
+    /// The release (svec; for refinement stages in the stage's whitened coordinates).
+    pub release: Vec<f64>,
+    /// Diagnostics, data-dependent (not private).
+    pub record: ReleaseRecord,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct CovarianceReport {
+    pub epsilon: f64,
+    pub delta: f64,
+    pub plan: CovariancePlan,
+    pub preconditioner: CovarianceStep,
+    pub refinement: Vec<CovarianceStep>,
+    pub elapsed_s: f64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct CovarianceFit {
+    /// The estimate, row by row.
+    pub covariance: Vec<Vec<f64>>,
+    pub report: CovarianceReport,
+}
+
+impl PrivateCovariance {
+    /// Defaults: `K = 100`, no corruption, `beta = 0.05`, SP width 0.5, a third of eps for the
+    /// preconditioner, two refinement stages.
+    pub fn new(epsilon: f64) -> Self {
+        PrivateCovariance {
+            epsilon,
+            kappa: 100.0,
+            corruption: 0.0,
+            beta: 0.05,
+            seed: None,
+            sampler: SamplerKind::Slice,
+            constants: Constants::default(),
+            width: 0.5,
+            preconditioner_share: 1.0 / 3.0,
+            refinement_stages: 2,
+        }
+    }
+    /// The prior `I ⪯ Sigma ⪯ K I`.
+    pub fn kappa(mut self, kappa: f64) -> Self {
+        self.kappa = kappa;
+        self
+    }
+    pub fn corruption(mut self, eta0: f64) -> Self {
+        self.corruption = eta0;
+        self
+    }
+    pub fn beta(mut self, beta: f64) -> Self {
+        self.beta = beta;
+        self
+    }
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = Some(seed);
+        self
+    }
+    pub fn sampler(mut self, sampler: SamplerKind) -> Self {
+        self.sampler = sampler;
+        self
+    }
+    /// Share of eps spent on the preconditioner, in (0, 1).
+    pub fn preconditioner_share(mut self, share: f64) -> Self {
+        self.preconditioner_share = share;
+        self
+    }
+    pub fn refinement_stages(mut self, stages: usize) -> Self {
+        self.refinement_stages = stages;
+        self
+    }
+    pub fn epsilon(&self) -> f64 {
+        self.epsilon
+    }
+
+    /// Check the settings (no data needed).
+    pub fn validate(&self) -> Result<(), LearnError> {
+        if !(self.epsilon.is_finite() && self.epsilon > 0.0) {
+            return Err(LearnError::Epsilon(self.epsilon));
+        }
+        if !(self.kappa.is_finite() && self.kappa >= 1.0) {
+            return Err(LearnError::InvalidSetting(format!("kappa (the prior Sigma ⪯ K I) must be finite and >= 1, got {}", self.kappa)));
+        }
+        if !(self.corruption >= 0.0 && self.corruption < 0.5) {
+            return Err(LearnError::Corruption(self.corruption));
+        }
+        if !(self.beta > 0.0 && self.beta < 1.0) {
+            return Err(LearnError::Beta(self.beta));
+        }
+        if !(self.preconditioner_share > 0.0 && self.preconditioner_share < 1.0) || self.refinement_stages == 0 {
+            return Err(LearnError::InvalidSetting("the preconditioner's share must lie in (0, 1) and there must be >= 1 refinement stage".into()));
+        }
+        Ok(())
+    }
+
+    /// The public plan for `n` records in `R^d` (no data needed).
+    pub fn plan(&self, n: usize, d: usize) -> Result<CovariancePlan, LearnError> {
+        self.validate()?;
+        let m = n / 2;
+        let (mf, df) = (m as f64, d as f64);
+        let dim = df * (df + 1.0) / 2.0;
+        if m < 2 * d + 2 {
+            return Err(LearnError::TooFewSamples(format!("{n} records give {m} pairs; the covariance in dimension {d} needs at least {}", 2 * d + 2)));
+        }
+        let c = &self.constants;
+        let eta0 = 2.0 * self.corruption;
+        let gamma = self.width;
+        let log_l = (mf / self.beta).ln();
+        let lambda = (df + 2.0 * (df * log_l).sqrt() + 2.0 * log_l) / (1.0 - gamma / 2.0);
+        let (lower, upper) = (0.5, 2.0 * self.kappa);
+        let eps_pre = self.preconditioner_share * self.epsilon;
+        let domain_radius = df.sqrt() * 0.5 * (upper - lower);
+        let rho_pre = 0.5 * gamma * df.sqrt();
+        let k_pre = 2.0 / eps_pre * (dim * (domain_radius / rho_pre).max(1.0).ln() + (2.0 / self.beta).ln());
+        let eta = (eta0 + k_pre / mf).min(0.5);
+        let stat = (dim / mf).sqrt();
+        let hi = (1.0 + gamma) / (1.0 - eta * (1.0 / eta).ln()).max(0.1);
+        let worst_case_valid = eta * lambda < 1.0 - gamma;
+        let s0 = if worst_case_valid { (hi - 1.0).max(1.0 - (1.0 - gamma - eta * lambda) / (1.0 + stat)) } else { 0.9 };
+        let preconditioner = PreconditionerPlan { epsilon: eps_pre, lambda, width: gamma, lower, upper, score_bound: k_pre, spectral_bound: s0, worst_case_valid };
+        let stages = self.refinement_stages;
+        let eps_j = (1.0 - self.preconditioner_share) * self.epsilon / stages as f64;
+        let delta = c.slack * (dim / mf).sqrt();
+        let floor = c.floor_scale * (2.0 * dim / mf).sqrt();
+        let rho = c.rho_scale * (2.0 * dim / mf).sqrt();
+        let (mut r, mut s) = (df.sqrt() * s0, s0);
+        let mut refinement = Vec::with_capacity(stages);
+        for _ in 0..stages {
+            let k = 2.0 / eps_j * (dim * (r / rho).max(1.0).ln() + (stages as f64 / self.beta).ln());
+            let eta_j = eta0 + k / mf;
+            if eta_j >= 0.5 {
+                return Err(LearnError::TooFewSamples(format!("the refinement's score bound {k:.0} is too large for {m} pairs")));
+            }
+            let next = (c.safety * (eta_j * (8.0 * s + r * r + delta)).sqrt() + floor).min(r);
+            refinement.push(RefinementPlan { epsilon: eps_j, radius: r, spectral: s, gamma: 2.0 * (1.0 + s).powi(2) + r * r + delta, score_bound: k, accuracy: next });
+            r = next;
+            s = next.min(s);
+        }
+        Ok(CovariancePlan { pairs: m, preconditioner, refinement })
+    }
+
+    /// Fit on `data` (one record per row; the mean need not be known).
+    pub fn fit(&self, data: &DMatrix<f64>) -> Result<CovarianceFit, LearnError> {
+        self.fit_with_progress(data, &mut |_, _| {})
+    }
+
+    /// Fit, reporting progress as `(step, sampler progress)` (step 0: preconditioner).
+    pub fn fit_with_progress(&self, data: &DMatrix<f64>, progress: &mut dyn FnMut(usize, Progress)) -> Result<CovarianceFit, LearnError> {
+        self.validate()?;
+        check_data(data)?;
+        let d = data.ncols();
+        let plan = self.plan(data.nrows(), d)?;
+        let clock = Instant::now();
+        let mut rng = seeded_rng(self.seed)?;
+        let x = pair(data);
+
+        // Preconditioner: SP over the spectrahedron, started at the empirical second moment
+        // clipped into the domain (the start only seeds the chain).
+        let pre = &plan.preconditioner;
+        let oracle = FastSp::new(Spectral::new(&x, pre.lambda, pre.width)?);
+        let domain = Spectrahedron::new(d, pre.lower, pre.upper)?;
+        let second = x.transpose() * &x / x.nrows() as f64;
+        let eig = second.symmetric_eigen();
+        let clipped = eig.eigenvalues.map(|v| v.clamp(pre.lower * 1.01, pre.upper * 0.99));
+        let start = svec_of(&(&eig.eigenvectors * DMatrix::from_diagonal(&clipped) * eig.eigenvectors.transpose()));
+        let start = Start { score_upper: oracle.evaluate(&start)?.upper, theta: start };
+        let settings = MechanismSettings { sampler: self.sampler, ..MechanismSettings::new(pre.epsilon, start.theta.len())? };
+        let out = release(&oracle, &domain, &start, &settings, &mut rng, &mut |p| progress(0, p))?;
+        let mut sigma = matrix_of(&out.theta);
+        let preconditioner = CovarianceStep { release: out.theta, record: out.record };
+
+        // Refinement: CM on lifted points, re-whitened at each stage.
+        let identity = svec_of(&DMatrix::identity(d, d));
+        let mut refinement = Vec::with_capacity(plan.refinement.len());
+        for (j, stage) in plan.refinement.iter().enumerate() {
+            let w = spd_power(&sigma, -0.5);
+            let xw = &x * &w;
+            let mut lifted = DMatrix::zeros(xw.nrows(), identity.len());
+            for (i, row) in xw.row_iter().enumerate() {
+                for (k, v) in svec(d, |a, b| row[a] * row[b]).into_iter().enumerate() {
+                    lifted[(i, k)] = v;
+                }
+            }
+            let band = Spectrahedron::new(d, (1.0 - 1.5 * stage.spectral).max(0.0), 1.0 + 1.5 * stage.spectral)?;
+            let cm = CmStage { centre: &identity, radius: stage.radius, gamma: stage.gamma, epsilon: stage.epsilon, sampler: self.sampler };
+            let out = run_cm_stage(&lifted, &cm, Some(Box::new(band)), &mut rng, &mut |p| progress(j + 1, p))?;
+            let half = spd_power(&sigma, 0.5);
+            sigma = &half * matrix_of(&out.theta) * &half;
+            refinement.push(CovarianceStep { release: out.theta, record: out.record });
+        }
+        let covariance = (0..d).map(|i| (0..d).map(|k| 0.5 * (sigma[(i, k)] + sigma[(k, i)])).collect()).collect();
+        let report = CovarianceReport { epsilon: self.epsilon, delta: 0.0, plan, preconditioner, refinement, elapsed_s: clock.elapsed().as_secs_f64() };
+        Ok(CovarianceFit { covariance, report })
+    }
+}

@@ -1,0 +1,57 @@
+//! One stage of a staged CM learner (MATH.md 5.1 and 5.3): the CM mechanism over the ball
+//! `B(c, r)` intersected with the CM domain ellipsoid `{theta : (theta - c)^T Gamma^{-1}
+//! (theta - c) <= 1}` (and, optionally, a further data-independent domain), started from the
+//! fast backend's anchor. The private mean runs it on the records, the Frobenius refinement on
+//! lifted points.
+use crate::LearnError;
+use nalgebra::DMatrix;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use sosdp_sampler::{release, Ball, ConvexBody, Domain, Ellipsoid, Intersection, MechanismSettings, Progress, Release, SamplerKind, Start};
+use sosdp_score::{BallDomain, CertifiedMean, FastCm};
+
+/// The public parameters of a CM stage.
+pub struct CmStage<'a> {
+    pub centre: &'a [f64],
+    pub radius: f64,
+    /// `Gamma = gamma I`.
+    pub gamma: f64,
+    pub epsilon: f64,
+    pub sampler: SamplerKind,
+}
+
+/// Run the stage on `points` (one per row), within `extra` when given (whose constraint must
+/// hold at the centre).
+pub fn run_cm_stage<R: Rng + ?Sized>(
+    points: &DMatrix<f64>,
+    stage: &CmStage,
+    extra: Option<Box<dyn Domain + Send + Sync>>,
+    rng: &mut R,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Release, LearnError> {
+    let dim = stage.centre.len();
+    let gamma = DMatrix::identity(dim, dim) * stage.gamma;
+    let oracle = FastCm::new(CertifiedMean::new(points, stage.centre, &gamma)?);
+    let mut parts: Vec<Box<dyn Domain + Send + Sync>> =
+        vec![Box::new(Ball::new(stage.centre.to_vec(), stage.radius)?), Box::new(Ellipsoid::new(stage.centre.to_vec(), &gamma)?)];
+    parts.extend(extra);
+    let domain = Intersection::new(parts)?;
+    let anchor = oracle.minimise(Some(&BallDomain { centre: stage.centre.to_vec(), radius: stage.radius }))?;
+    // The anchor minimises over the ball; if a further domain excludes it, start at the centre.
+    let start = if domain.contains(&anchor.theta)? {
+        Start { theta: anchor.theta, score_upper: anchor.eval.upper }
+    } else {
+        Start { theta: stage.centre.to_vec(), score_upper: sosdp_score::ScoreOracle::evaluate(&oracle, stage.centre)?.upper }
+    };
+    let mut settings = MechanismSettings::new(stage.epsilon, dim)?;
+    settings.sampler = stage.sampler;
+    Ok(release(&oracle, &domain, &start, &settings, rng, progress)?)
+}
+
+/// The learners' randomness: seeded (experiments) or from the OS (releases).
+pub fn seeded_rng(seed: Option<u64>) -> Result<StdRng, LearnError> {
+    match seed {
+        Some(s) => Ok(StdRng::seed_from_u64(s)),
+        None => StdRng::try_from_rng(&mut rand::rngs::SysRng).map_err(|e| LearnError::InvalidSetting(format!("no OS randomness: {e}"))),
+    }
+}
