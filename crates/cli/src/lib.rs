@@ -28,12 +28,16 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Run the main job on an embedded synthetic dataset.
-    Demo,
+    Demo(commands::demo::DemoArgs),
     /// Evaluate a score with its certified bracket (audit and cross-checks).
     #[command(subcommand)]
     Score(commands::score::ScoreCommand),
     /// The private, robust mean of a CSV file (one JSON object).
     Mean(commands::mean::MeanArgs),
+    /// The private covariance (MATH.md 5.2, 5.3) of a CSV file.
+    Covariance(commands::gaussian::CovarianceArgs),
+    /// Learn a Gaussian (mean and covariance) privately (MATH.md 5.4).
+    Gaussian(commands::gaussian::GaussianArgs),
     /// Run the exponential mechanism of one score stage (experts): JSON lines of releases.
     #[command(subcommand)]
     Mechanism(commands::mechanism::MechanismCommand),
@@ -59,9 +63,11 @@ pub fn main() -> ExitCode {
         }
     };
     let result = match &cli.command {
-        Command::Demo => commands::demo::run(),
+        Command::Demo(args) => commands::demo::run(args),
         Command::Score(command) => commands::score::run(command),
         Command::Mean(args) => commands::mean::run(args),
+        Command::Covariance(args) => commands::gaussian::run_covariance(args),
+        Command::Gaussian(args) => commands::gaussian::run_gaussian(args),
         Command::Mechanism(command) => commands::mechanism::run(command),
         Command::Bench(command) => bench::run(command),
     };

@@ -3,13 +3,12 @@
 //! with `--out`). The stages list the public plan and releases (eps, radius, Gamma, centre,
 //! release); `--diagnostics` adds the sampler records, which depend on the data and are not
 //! covered by the privacy guarantee.
+use super::{emit, progress_bar};
 use crate::input::read_matrix;
 use crate::CliError;
 use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 use sosdp_learn::PrivateMean;
-use std::io::IsTerminal;
 use std::path::PathBuf;
 
 #[derive(Debug, Args)]
@@ -48,13 +47,9 @@ pub fn run(args: &MeanArgs) -> Result<(), CliError> {
     // Settings first (no data read), then the data.
     learner.validate().map_err(|e| CliError::Invalid(e.to_string()))?;
     let data = read_matrix(&args.input)?;
-    let bar = if std::io::stderr().is_terminal() { ProgressBar::new_spinner() } else { ProgressBar::hidden() };
-    bar.set_style(ProgressStyle::with_template("{elapsed_precise} {spinner} {msg}").unwrap_or_else(|_| ProgressStyle::default_spinner()));
+    let bar = progress_bar();
     let fit = learner
-        .fit_with_progress(&data, &mut |stage, p| {
-            bar.set_message(format!("stage {} {} {}/{}", stage + 1, p.phase, p.done, p.total));
-            bar.tick();
-        })
+        .fit_with_progress(&data, &mut |stage, p| bar.set_message(format!("stage {} {} {}/{}", stage + 1, p.phase, p.done, p.total)))
         .map_err(|e| CliError::Invalid(e.to_string()))?;
     bar.finish_and_clear();
     let stages: Vec<_> = fit
@@ -77,9 +72,5 @@ pub fn run(args: &MeanArgs) -> Result<(), CliError> {
         "estimate": fit.estimate, "epsilon": fit.report.epsilon, "delta": 0,
         "stages": stages, "elapsed_s": fit.report.elapsed_s,
     });
-    match &args.out {
-        Some(path) => std::fs::write(path, format!("{out}\n"))?,
-        None => println!("{out}"),
-    }
-    Ok(())
+    emit(&args.out, &out)
 }
