@@ -97,7 +97,7 @@ fn log_tail_bound(m: i64, s0: f64, max_score: f64, dim: usize, target_eps: f64, 
 }
 
 /// The truncation index and its tail bound.
-fn truncation<O: ScoreOracle + ?Sized, D: Domain>(target: &Target<O, D>, s0: f64, tail: f64) -> (i64, f64) {
+fn truncation<O: ScoreOracle + Sync + ?Sized, D: Domain>(target: &Target<O, D>, s0: f64, tail: f64) -> (i64, f64) {
     if !target.oracle.convex() {
         return (target.top, 0.0);
     }
@@ -135,7 +135,7 @@ fn fraction_within(scored: &[(f64, Vec<f64>)], level: f64) -> f64 {
 }
 
 /// Draw one release: `anchor` is a point of `Theta` with score at most `s0`.
-pub fn sample<O: ScoreOracle + ?Sized, D: Domain, R: Rng + ?Sized>(
+pub fn sample<O: ScoreOracle + Sync + ?Sized, D: Domain, R: Rng + ?Sized>(
     target: &Target<O, D>,
     anchor: &[f64],
     s0: f64,

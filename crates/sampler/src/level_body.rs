@@ -12,7 +12,10 @@
 //!   bracket still contains it). Every draw is uniform on a superset of the chord, so the
 //!   accepted one is uniform on the chord, exactly, whatever `w` is: this is the hit-and-run
 //!   kernel. It costs a few membership queries (each decided as soon as its certified bracket
-//!   allows) instead of two located ends.
+//!   allows) instead of two located ends. The paired form ([`LineMove::PairedShrinkage`],
+//!   the default) asks its queries two at a time on two threads: both stepping-out ends at
+//!   once, and two shrinkage proposals at once, the second used only if the first is rejected
+//!   and it lies in the shrunk bracket (where it is uniform), so the law is the same.
 //! * **Chord**: the oracle's [`ScoreOracle::chord`] within the domain's exact chord
 //!   `[dlo, dhi]`, each end to `tol` times the running chord half-length (a geometric mean of
 //!   the half-lengths seen so far, so the tolerance is relative to the body and not to the
@@ -40,7 +43,7 @@ pub struct LevelBody<'a, O: ?Sized, D: ?Sized> {
     scale: Cell<f64>,
 }
 
-impl<'a, O: ScoreOracle + ?Sized, D: Domain + ?Sized> LevelBody<'a, O, D> {
+impl<'a, O: ScoreOracle + Sync + ?Sized, D: Domain + ?Sized> LevelBody<'a, O, D> {
     /// The body at `level`; `scale` is the initial length scale of its chords, `line` how
     /// steps find their point on the line.
     pub fn new(oracle: &'a O, domain: &'a D, level: f64, scale: f64, line: LineMove) -> Self {
@@ -55,32 +58,66 @@ impl<'a, O: ScoreOracle + ?Sized, D: Domain + ?Sized> LevelBody<'a, O, D> {
         }
     }
 
-    /// The shrinkage move (module doc).
-    fn shrinkage_step(&self, x: &[f64], u: &[f64], uniform: &mut dyn FnMut() -> f64) -> Result<f64, SamplerError> {
+    /// The shrinkage move (module doc); with `paired`, queries go two at a time.
+    fn shrinkage_step(&self, x: &[f64], u: &[f64], paired: bool, uniform: &mut dyn FnMut() -> f64) -> Result<f64, SamplerError> {
         let (dlo, dhi) = self.domain.chord(x, u)?;
-        let inside = |s: f64| -> Result<bool, SamplerError> { Ok(self.oracle.member(&on_line(x, u, s), self.level)?) };
+        let (oracle, level) = (self.oracle, self.level);
+        let inside = |s: f64| -> Result<bool, SamplerError> { Ok(oracle.member(&on_line(x, u, s), level)?) };
+        let both = |a: f64, b: f64| -> Result<(bool, bool), SamplerError> {
+            if paired {
+                let (p, q) = rayon::join(|| inside(a), || inside(b));
+                Ok((p?, q?))
+            } else {
+                Ok((inside(a)?, inside(b)?))
+            }
+        };
         let w = (2.0 * self.scale.get()).min(dhi - dlo);
         let mut lo = (-w * uniform()).max(dlo);
         let mut hi = (lo + w).min(dhi);
-        while lo > dlo && inside(lo)? {
-            lo = (lo - w).max(dlo);
+        // Stepping out, both ends at once while both are open.
+        let (mut lo_open, mut hi_open) = (lo > dlo, hi < dhi);
+        while lo_open || hi_open {
+            let (lo_in, hi_in) = match (lo_open, hi_open) {
+                (true, true) => both(lo, hi)?,
+                (true, false) => (inside(lo)?, false),
+                _ => (false, inside(hi)?),
+            };
+            if lo_in {
+                lo = (lo - w).max(dlo);
+            }
+            if hi_in {
+                hi = (hi + w).min(dhi);
+            }
+            lo_open = lo_in && lo > dlo;
+            hi_open = hi_in && hi < dhi;
         }
-        while hi < dhi && inside(hi)? {
-            hi = (hi + w).min(dhi);
-        }
-        // Under weak membership `x` itself may be answered "outside" (its score is within the
-        // slack of the level); the bracket then closes on 0 and the chain stays put.
+        // Shrinkage. Paired: two proposals uniform on the bracket; if the first is rejected
+        // and the second lies in the shrunk bracket, it is uniform there and serves as the
+        // next proposal (otherwise it is discarded). Under weak membership `x` itself may be
+        // answered "outside" (its score is within the slack of the level); the bracket then
+        // closes on 0 and the chain stays put.
         let floor = 1e-12 * (dhi - dlo);
         while hi - lo > floor {
-            let s = lo + (hi - lo) * uniform();
-            if inside(s)? {
-                self.observe(0.5 * (hi - lo));
-                return Ok(s);
-            }
-            if s < 0.0 {
-                lo = s;
+            let first = lo + (hi - lo) * uniform();
+            let (second, answers) = if paired {
+                let second = lo + (hi - lo) * uniform();
+                (Some(second), both(first, second)?)
             } else {
-                hi = s;
+                (None, (inside(first)?, false))
+            };
+            for (k, s) in std::iter::once(first).chain(second).enumerate() {
+                if !(s > lo && s < hi) {
+                    break;
+                }
+                if if k == 0 { answers.0 } else { answers.1 } {
+                    self.observe(0.5 * (hi - lo));
+                    return Ok(s);
+                }
+                if s < 0.0 {
+                    lo = s;
+                } else {
+                    hi = s;
+                }
             }
         }
         Ok(0.0)
@@ -92,7 +129,7 @@ impl<'a, O: ScoreOracle + ?Sized, D: Domain + ?Sized> LevelBody<'a, O, D> {
     }
 }
 
-impl<O: ScoreOracle + ?Sized, D: Domain + ?Sized> ConvexBody for LevelBody<'_, O, D> {
+impl<O: ScoreOracle + Sync + ?Sized, D: Domain + ?Sized> ConvexBody for LevelBody<'_, O, D> {
     fn dim(&self) -> usize {
         self.domain.dim()
     }
@@ -104,7 +141,7 @@ impl<O: ScoreOracle + ?Sized, D: Domain + ?Sized> ConvexBody for LevelBody<'_, O
     fn chord(&self, x: &[f64], u: &[f64]) -> Result<(f64, f64), SamplerError> {
         let rel = match self.line {
             LineMove::Chord { tol } => tol,
-            LineMove::Shrinkage => CHORD_TOL,
+            LineMove::Shrinkage | LineMove::PairedShrinkage => CHORD_TOL,
         };
         let range = self.domain.chord(x, u)?;
         let tol = (rel * 2.0 * self.scale.get()).min(rel * (range.1 - range.0)).max(f64::MIN_POSITIVE);
@@ -115,7 +152,8 @@ impl<O: ScoreOracle + ?Sized, D: Domain + ?Sized> ConvexBody for LevelBody<'_, O
 
     fn line_step(&self, x: &[f64], u: &[f64], uniform: &mut dyn FnMut() -> f64) -> Result<f64, SamplerError> {
         match self.line {
-            LineMove::Shrinkage => self.shrinkage_step(x, u, uniform),
+            LineMove::Shrinkage => self.shrinkage_step(x, u, false, uniform),
+            LineMove::PairedShrinkage => self.shrinkage_step(x, u, true, uniform),
             LineMove::Chord { .. } => step_on_chord(self, x, u, uniform),
         }
     }

@@ -47,8 +47,11 @@ pub enum DirectionSetting {
 #[serde(rename_all = "kebab-case")]
 pub enum LineMove {
     /// Stepping out and shrinkage on membership answers: exactly uniform on the chord, no
-    /// chord ends needed ([`crate::level_body`]). The default.
+    /// chord ends needed ([`crate::level_body`]).
     Shrinkage,
+    /// The same with queries two at a time on two threads (the default; the randomness used
+    /// does not depend on the number of threads, so seeded runs are reproducible).
+    PairedShrinkage,
     /// Locate both chord ends with the oracle's `chord`, each to `tol` times the running
     /// chord half-length, then draw uniformly between them.
     Chord { tol: f64 },
@@ -88,7 +91,7 @@ impl MechanismSettings {
                 ..LayerCakeSettings::default()
             },
             directions: DirectionSetting::Isotropic,
-            line: LineMove::Shrinkage,
+            line: LineMove::PairedShrinkage,
             level_grid: 1e-6,
             hardening: 1e-6,
         };
@@ -159,7 +162,7 @@ pub struct Release {
 }
 
 /// Draw one release of the mechanism.
-pub fn release<O: ScoreOracle + ?Sized, D: Domain, R: Rng + ?Sized>(
+pub fn release<O: ScoreOracle + Sync + ?Sized, D: Domain, R: Rng + ?Sized>(
     oracle: &O,
     domain: &D,
     start: &Start,

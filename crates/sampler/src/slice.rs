@@ -36,7 +36,7 @@ pub struct SliceRecord {
 }
 
 /// Run the chain from `start` (inside `Theta`, in the level body of index `start_index`).
-pub fn sample<O: ScoreOracle + ?Sized, D: Domain, R: Rng + ?Sized>(
+pub fn sample<O: ScoreOracle + Sync + ?Sized, D: Domain, R: Rng + ?Sized>(
     target: &Target<O, D>,
     start: &[f64],
     start_index: i64,

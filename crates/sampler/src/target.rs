@@ -35,7 +35,7 @@ pub struct Target<'a, O: ?Sized, D> {
     scale: Cell<f64>,
 }
 
-impl<'a, O: ScoreOracle + ?Sized, D: Domain> Target<'a, O, D> {
+impl<'a, O: ScoreOracle + Sync + ?Sized, D: Domain> Target<'a, O, D> {
     pub fn new(oracle: &'a O, domain: &'a D, levels: Levels, eps: f64, directions: Directions, line: LineMove) -> Self {
         let top = levels.index(oracle.max_score());
         let scale = Cell::new(0.1 * domain.radius());

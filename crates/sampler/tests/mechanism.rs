@@ -81,7 +81,7 @@ fn grid(d: usize, h: f64) -> Vec<Vec<f64>> {
 
 /// `count` draws of the slice path from one long chain started at `start` (score at most
 /// `s0`), keeping every `thin`-th iteration.
-fn slice_draws<O: ScoreOracle>(target: &Target<O, Intersection>, start: &[f64], s0: f64, count: usize, thin: usize, r: &mut StdRng) -> Vec<Vec<f64>> {
+fn slice_draws<O: ScoreOracle + Sync>(target: &Target<O, Intersection>, start: &[f64], s0: f64, count: usize, thin: usize, r: &mut StdRng) -> Vec<Vec<f64>> {
     let settings = SliceSettings { iterations: thin, steps_per_iteration: 1 };
     let burn_in = SliceSettings { iterations: 20, steps_per_iteration: 1 };
     let (mut x, record) = slice::sample(target, start, target.levels.index(s0), &burn_in, r, &mut |_| {}).unwrap();
@@ -115,7 +115,7 @@ fn check_agreement(d: usize, h: f64, slice_count: usize, cake_count: usize, seed
     let eps = 1.0; // eps' = eps / 2 for a user-facing eps = 2
     let q = quadrature(&o, &dom, levels, eps, &grid(d, h));
     let (start, s0) = grid_anchor(&q);
-    let target = Target::new(&o, &dom, levels, eps, Directions::Isotropic, LineMove::Shrinkage);
+    let target = Target::new(&o, &dom, levels, eps, Directions::Isotropic, LineMove::PairedShrinkage);
     let with_chords = Target::new(&o, &dom, levels, eps, Directions::Isotropic, LineMove::Chord { tol: 2e-3 });
     let mut r = rng(seed + 10);
     let sliced = slice_draws(&target, &start, s0, slice_count, 2 * d, &mut r);
@@ -127,7 +127,7 @@ fn check_agreement(d: usize, h: f64, slice_count: usize, cake_count: usize, seed
         let c: Vec<f64> = chorded.iter().map(|x| x[k]).collect();
         let b: Vec<f64> = caked.iter().map(|x| x[k]).collect();
         let (p_slice, p_chord, p_cake, p_two) = (ks_one_p(&a, &cdf), ks_one_p(&c, &cdf), ks_one_p(&b, &cdf), ks_two_p(&a, &b));
-        println!("d = {d}, coordinate {k}: vs quadrature p = {p_slice:.3} (slice, shrinkage steps), {p_chord:.3} (slice, chord steps), {p_cake:.3} (layer-cake); slice vs layer-cake p = {p_two:.3}");
+        println!("d = {d}, coordinate {k}: vs quadrature p = {p_slice:.3} (slice, paired shrinkage steps), {p_chord:.3} (slice, chord steps), {p_cake:.3} (layer-cake); slice vs layer-cake p = {p_two:.3}");
         assert!(p_slice > 0.01 && p_chord > 0.01 && p_cake > 0.01 && p_two > 0.01);
     }
     // The layer-cake's level volumes (one release with a 300-sample ladder) against the

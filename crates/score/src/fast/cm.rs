@@ -19,6 +19,7 @@ use crate::ScoreError;
 use nalgebra::DMatrix;
 use std::borrow::Cow;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use super::warm::WarmPool;
 use std::cell::RefCell;
 use std::sync::Mutex;
 
@@ -29,7 +30,7 @@ pub struct FastCm {
     /// `w_i = zh_i / sqrt(n)` as columns.
     pub(super) points: DMatrix<f64>,
     pub(super) settings: FastSettings,
-    warm: Mutex<Option<ActiveSet>>,
+    warm: WarmPool<ActiveSet>,
     /// Evaluations answered by the reference backend.
     fallbacks: AtomicUsize,
     /// Chord ends the direct solve could not certify (found by bisection instead).
@@ -47,7 +48,7 @@ impl Clone for FastCm {
             reference: self.reference.clone(),
             points: self.points.clone(),
             settings: self.settings.clone(),
-            warm: Mutex::new(None),
+            warm: WarmPool::new(),
             fallbacks: AtomicUsize::new(0),
             bisected_ends: AtomicUsize::new(0),
             cuts: Mutex::new(Vec::new()),
@@ -66,7 +67,7 @@ impl FastCm {
             reference: ClarabelCm::new(problem),
             points,
             settings: FastSettings::default(),
-            warm: Mutex::new(None),
+            warm: WarmPool::new(),
             fallbacks: AtomicUsize::new(0),
             bisected_ends: AtomicUsize::new(0),
             cuts: Mutex::new(Vec::new()),
@@ -108,18 +109,18 @@ impl FastCm {
 
     /// Forget the warm-start state (the next evaluation is cold).
     pub fn reset(&self) {
-        *self.warm.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        self.warm.clear();
     }
 
     /// Take the warm-start state (if enabled).
     pub(super) fn take_warm(&self) -> Option<ActiveSet> {
-        if self.settings.warm_start { self.warm.lock().unwrap_or_else(|e| e.into_inner()).take() } else { None }
+        if self.settings.warm_start { self.warm.take() } else { None }
     }
 
     /// Keep an active set of the CM program (or of any program on the same weights) for the
     /// next evaluation.
     pub(super) fn keep_warm(&self, set: ActiveSet) {
-        *self.warm.lock().unwrap_or_else(|e| e.into_inner()) = Some(set);
+        self.warm.keep(set);
     }
 
     /// Keep the cut of a solve (the oldest one goes when there are [`CUTS`]).

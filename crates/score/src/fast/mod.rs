@@ -10,7 +10,8 @@
 //! - [`dense`]: LAPACK/BLAS kernels;
 //! - [`chord`]: chords of CM level bodies, each end one program;
 //! - [`anchor`]: the CM minimiser (MATH.md 4.2) on the same method;
-//! - [`cm`], [`sp`]: the CM and SP oracles.
+//! - [`cm`], [`sp`]: the CM and SP oracles;
+//! - [`warm`]: the pool of warm-start states.
 pub mod active_set;
 pub mod anchor;
 pub mod chord;
@@ -19,6 +20,7 @@ pub mod dense;
 pub mod driver;
 pub mod ipm;
 pub mod sp;
+pub mod warm;
 
 pub use cm::FastCm;
 pub use driver::{EvalStats, FastSettings};

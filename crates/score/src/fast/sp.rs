@@ -22,19 +22,19 @@ use crate::sp::Spectral;
 use crate::ScoreError;
 use nalgebra::DMatrix;
 use std::borrow::Cow;
-use std::sync::Mutex;
+use super::warm::WarmPool;
 
 /// The SP score on the fast interior-point backend; `theta = svec(S)`.
 #[derive(Debug)]
 pub struct FastSp {
     reference: ClarabelSp,
     settings: FastSettings,
-    warm: Mutex<Option<Vec<Status>>>,
+    warm: WarmPool<Vec<Status>>,
 }
 
 impl Clone for FastSp {
     fn clone(&self) -> Self {
-        FastSp { reference: self.reference.clone(), settings: self.settings.clone(), warm: Mutex::new(None) }
+        FastSp { reference: self.reference.clone(), settings: self.settings.clone(), warm: WarmPool::new() }
     }
 }
 
@@ -42,7 +42,7 @@ impl FastSp {
     /// The backend for `problem` (sets OpenBLAS to one thread, see [`super::FastCm::new`]).
     pub fn new(problem: Spectral) -> Self {
         sosdp_openblas::set_num_threads(1);
-        FastSp { reference: ClarabelSp::new(problem), settings: FastSettings::default(), warm: Mutex::new(None) }
+        FastSp { reference: ClarabelSp::new(problem), settings: FastSettings::default(), warm: WarmPool::new() }
     }
 
     pub fn with_settings(mut self, settings: FastSettings) -> Self {
@@ -56,7 +56,7 @@ impl FastSp {
 
     /// Forget the warm-start state.
     pub fn reset(&self) {
-        *self.warm.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        self.warm.clear();
     }
 
     /// Evaluate with statistics; with `level`, stop as soon as the bracket decides.
@@ -81,7 +81,7 @@ impl FastSp {
             rows: vec![LinearRow { h: -1.0, a_coeff: -1.0 / n, extra: vec![-1.0] }],
         };
         let t0 = [1.0 + (1.0 - g) / lambda];
-        let warm = if self.settings.warm_start { self.warm.lock().unwrap_or_else(|e| e.into_inner()).take() } else { None };
+        let warm = if self.settings.warm_start { self.warm.take() } else { None };
         let reduced_ok = |reduced: &Problem| min_eigenvalue(&reduced.blocks[0].constant) > 0.0;
         let start = match warm {
             Some(status) if status.len() == sp.n() => ActiveSet::with_status(&full, status),
@@ -106,7 +106,7 @@ impl FastSp {
             &full,
             certified,
             &self.settings,
-            |set| *self.warm.lock().unwrap_or_else(|e| e.into_inner()) = Some(set.status().to_vec()),
+            |set| self.warm.keep(set.status().to_vec()),
             || self.reference.evaluate(theta),
         )
     }
