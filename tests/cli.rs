@@ -255,3 +255,59 @@ fn mean_rejects_bad_input() {
     assert_rejected(&run(&data, "1", "5", "-0.1"), "corruption");
     assert_rejected(&run(&data, "1", "5", "0"), "too few samples");
 }
+
+/// Pseudo-random rows of a Gaussian-like 2-d sample with covariance far from I (CLT sums).
+fn gaussian_rows(n: usize) -> String {
+    let mut state = 12345u64;
+    let mut next = || {
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (state >> 11) as f64 / (1u64 << 53) as f64
+    };
+    (0..n)
+        .map(|_| {
+            let a: f64 = (0..12).map(|_| next()).sum::<f64>() - 6.0;
+            let b: f64 = (0..12).map(|_| next()).sum::<f64>() - 6.0;
+            format!("{:.5},{:.5}\n", 1.0 + 2.0 * a, -1.0 + a + b)
+        })
+        .collect()
+}
+
+#[test]
+fn covariance_and_gaussian_print_estimates_with_their_public_stages() {
+    let dir = TempDir::new("gaussian");
+    let data = dir.file("x.csv", &gaussian_rows(3000));
+    let cov = json(&sosdp(&["covariance", "--input", &data, "--epsilon", "2", "--kappa", "10", "--seed", "1"]));
+    let c = cov["covariance"].as_array().unwrap();
+    assert_eq!(c.len(), 2);
+    assert_eq!(cov["delta"], 0);
+    let spent: f64 = cov["stages"].as_array().unwrap().iter().map(|s| s["epsilon"].as_f64().unwrap()).sum();
+    assert!((spent - 2.0).abs() < 1e-9, "covariance budgets sum to {spent}");
+    // The sample's covariance is [[4, 2], [2, 2]]: a private estimate near it.
+    let c00 = c[0][0].as_f64().unwrap();
+    assert!((c00 - 4.0).abs() < 1.5, "covariance[0][0] = {c00}");
+    let g = json(&sosdp(&["gaussian", "--input", &data, "--epsilon", "2", "--kappa", "10", "--radius", "5", "--seed", "1"]));
+    let mean: Vec<f64> = g["mean"].as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect();
+    assert!((mean[0] - 1.0).abs() < 0.5 && (mean[1] + 1.0).abs() < 0.5, "mean {mean:?}");
+    let spent: f64 = g["stages"].as_array().unwrap().iter().map(|s| s["epsilon"].as_f64().unwrap()).sum();
+    assert!((spent - 2.0).abs() < 1e-9, "Gaussian budgets sum to {spent}");
+}
+
+#[test]
+fn covariance_and_gaussian_reject_bad_input() {
+    let dir = TempDir::new("gaussian-bad");
+    let data = dir.file("x.csv", &gaussian_rows(200));
+    let cov = |input: &str, eps: &str, kappa: &str| sosdp(&["covariance", "--input", input, "--epsilon", eps, "--kappa", kappa]);
+    assert_rejected(&cov(&dir.file("nan.csv", "1,2\nNaN,3\n"), "1", "10"), "not finite");
+    assert_rejected(&cov(&dir.file("ragged.csv", "1,2\n3\n"), "1", "10"), "ragged");
+    assert_rejected(&cov(&dir.file("empty.csv", ""), "1", "10"), "empty");
+    assert_rejected(&cov("/nonexistent/x.csv", "1", "10"), "cannot read");
+    assert_rejected(&cov(&data, "0", "10"), "epsilon");
+    assert_rejected(&cov(&data, "1", "0.5"), "kappa");
+    let gauss = |eps: &str, radius: &str, corruption: &str| {
+        sosdp(&["gaussian", "--input", &data, "--epsilon", eps, "--kappa", "10", "--radius", radius, "--corruption", corruption])
+    };
+    assert_rejected(&gauss("-1", "5", "0"), "epsilon");
+    assert_rejected(&gauss("1", "0", "0"), "radius");
+    assert_rejected(&gauss("1", "5", "0.5"), "corruption");
+    assert_rejected(&sosdp(&["gaussian", "--input", &dir.file("inf.csv", "1,2\ninf,3\n"), "--epsilon", "1", "--radius", "5"]), "not finite");
+}

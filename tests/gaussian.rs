@@ -1,0 +1,59 @@
+//! The private covariance and the Gaussian learner (MATH.md 5.2-5.4) on synthetic Gaussians
+//! with rotated, ill-conditioned covariance (fixed seeds), clean and with the covariance
+//! adversary (d) of MATH.md 6; and their input validation.
+use nalgebra::DMatrix;
+use rand::rngs::StdRng;
+use rand::SeedableRng;
+use sosdp::eval::{covariance_sample, frobenius_error, mahalanobis_error, spectral_error, tv_bound};
+use sosdp::learn::covariance::{matrix_of, spd_power};
+use sosdp::learn::{LearnError, PrivateCovariance, PrivateGaussian};
+
+/// d = 2, n = 8000, eps = 2, K = 100, condition number 20 (the eigenvalues 1 and 20 in a
+/// random basis). Checked: the preconditioner's release `S0` satisfies the plan's spectral
+/// bound `|S0^{-1/2} Sigma S0^{-1/2} - I|_op <= s0`; after refinement the Mahalanobis-Frobenius
+/// error is <= 0.3; the Mahalanobis mean error <= 0.2 and the TV bound <= 0.15. Measured
+/// (seed 0 clean, seed 1 with 1% corruption): Frobenius 0.13 and 0.06, mean 0.04 and 0.07,
+/// TV 0.05 and 0.04, about 16 s each.
+#[test]
+fn gaussian_learner_is_accurate_on_ill_conditioned_gaussians() {
+    let (d, n) = (2, 8000);
+    for (seed, eta) in [(0u64, 0.0), (1, 0.01)] {
+        let mut rng = StdRng::seed_from_u64(seed);
+        let s = covariance_sample(&mut rng, n, d, 5.0, 20.0, eta);
+        let fit = PrivateGaussian::new(2.0).radius(10.0).kappa(100.0).corruption(eta).seed(seed).fit(&s.data).unwrap();
+        let cov = &fit.report.covariance.report;
+        let s0 = matrix_of(&cov.preconditioner.release);
+        let w0 = spd_power(&s0, -0.5);
+        let whitened = &w0 * &s.covariance * &w0;
+        let factor = spectral_error(&whitened, &DMatrix::identity(d, d));
+        let sigma_hat = DMatrix::from_fn(d, d, |i, k| fit.covariance[i][k]);
+        let (frob, mean, tv) = (
+            frobenius_error(&sigma_hat, &s.covariance),
+            mahalanobis_error(&fit.mean, &s.mean, &s.covariance),
+            tv_bound(&s.mean, &s.covariance, &fit.mean, &sigma_hat),
+        );
+        println!(
+            "seed {seed}, eta {eta}: preconditioner |S0^-1/2 Sigma S0^-1/2 - I| = {factor:.3} (bound {:.3}), Frobenius {frob:.3}, mean {mean:.3}, TV <= {tv:.3}, {:.1} s",
+            cov.plan.preconditioner.spectral_bound, fit.report.elapsed_s
+        );
+        assert!(factor <= cov.plan.preconditioner.spectral_bound, "preconditioner outside its bound");
+        assert!(frob <= 0.3 && mean <= 0.2 && tv <= 0.15);
+        let spent = cov.plan.preconditioner.epsilon + cov.plan.refinement.iter().map(|r| r.epsilon).sum::<f64>()
+            + fit.report.mean.report.stages.iter().map(|s| s.plan.epsilon).sum::<f64>();
+        assert!((spent - 2.0).abs() < 1e-12, "eps spent {spent}");
+    }
+}
+
+#[test]
+fn bad_settings_and_data_are_rejected_before_any_computation() {
+    let ok = DMatrix::from_fn(400, 2, |i, k| ((i * 7 + k * 3) % 11) as f64 / 11.0);
+    assert!(matches!(PrivateCovariance::new(0.0).fit(&ok), Err(LearnError::Epsilon(_))));
+    assert!(matches!(PrivateCovariance::new(1.0).kappa(0.5).fit(&ok), Err(LearnError::InvalidSetting(_))));
+    assert!(matches!(PrivateCovariance::new(1.0).corruption(0.5).fit(&ok), Err(LearnError::Corruption(_))));
+    assert!(matches!(PrivateGaussian::new(1.0).radius(0.0).fit(&ok), Err(LearnError::Radius(_))));
+    assert!(matches!(PrivateGaussian::new(1.0).fit(&DMatrix::zeros(0, 2)), Err(LearnError::EmptyData)));
+    let mut nan = ok.clone();
+    nan[(3, 1)] = f64::NAN;
+    assert!(matches!(PrivateGaussian::new(1.0).fit(&nan), Err(LearnError::NonFinite { row: 3, column: 1 })));
+    assert!(matches!(PrivateCovariance::new(1.0).fit(&DMatrix::zeros(5, 3)), Err(LearnError::TooFewSamples(_))));
+}
