@@ -124,14 +124,15 @@ impl PrivateGaussian {
         let (n, d) = data.shape();
         let covariance_learner = self.covariance_learner();
         let cov_plan = covariance_learner.plan(n, d)?;
-        // Every plan is checked before any data-dependent computation.
-        self.mean_learner(self.radius * 2.0f64.sqrt(), 0.0).plan(n, d)?;
+        let error = cov_plan.refinement.last().map_or(cov_plan.preconditioner.spectral_bound, |s| s.accuracy);
+        // Both plans are checked before any data-dependent computation (the mean's radius is
+        // R |Sigma_hat^{-1/2}|, about R sqrt(2) under the prior Sigma ⪰ I).
+        self.mean_learner(self.radius * 2.0f64.sqrt(), error).plan(n, d)?;
         let clock = Instant::now();
         let cov = covariance_learner.fit_with_progress(data, progress)?;
         let sigma = DMatrix::from_fn(d, d, |i, k| cov.covariance[i][k]);
         let w = spd_power(&sigma, -0.5);
         let steps = 1 + cov_plan.refinement.len();
-        let error = cov_plan.refinement.last().map_or(cov_plan.preconditioner.spectral_bound, |s| s.accuracy);
         let whitened_radius = self.radius * w.symmetric_eigenvalues().max();
         let mean = self.mean_learner(whitened_radius, error).fit_with_progress(&(data * &w), &mut |j, p| progress(steps + j, p))?;
         let half = spd_power(&sigma, 0.5);

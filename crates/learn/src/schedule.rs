@@ -76,6 +76,7 @@ impl Schedule {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn plan(n: f64, d: f64, epsilon: f64, radius: f64, eta0: f64, beta: f64, stages: usize, c: &Constants, delta_n: f64) -> Option<Schedule> {
     let rho = c.rho_scale * (d / n).sqrt();
     let floor = c.floor_scale * (d / n).sqrt();

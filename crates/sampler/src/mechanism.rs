@@ -107,18 +107,18 @@ impl MechanismSettings {
         if !unit(self.level_grid) || !unit(self.hardening) {
             return Err(SamplerError::InvalidSetting("level_grid and hardening must lie in (0, 1)".into()));
         }
-        if let LineMove::Chord { tol } = self.line {
-            if !unit(tol) {
-                return Err(SamplerError::InvalidSetting(format!("the chord tolerance must lie in (0, 1), got {tol}")));
-            }
+        if let LineMove::Chord { tol } = self.line
+            && !unit(tol)
+        {
+            return Err(SamplerError::InvalidSetting(format!("the chord tolerance must lie in (0, 1), got {tol}")));
         }
         if self.slice.iterations == 0 || self.slice.steps_per_iteration == 0 {
             return Err(SamplerError::InvalidSetting("the slice path needs >= 1 iteration and >= 1 step per iteration".into()));
         }
-        if let DirectionSetting::Rounded { pilot } = self.directions {
-            if pilot == 0 {
-                return Err(SamplerError::InvalidSetting("rounding needs >= 1 pilot sample".into()));
-            }
+        if let DirectionSetting::Rounded { pilot } = self.directions
+            && pilot == 0
+        {
+            return Err(SamplerError::InvalidSetting("rounding needs >= 1 pilot sample".into()));
         }
         Ok(())
     }
