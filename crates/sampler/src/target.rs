@@ -18,6 +18,7 @@ use crate::SamplerError;
 use rand::Rng;
 use sosdp_score::ScoreOracle;
 use std::cell::Cell;
+use std::time::Instant;
 
 /// The target law and the means to walk in its level bodies.
 pub struct Target<'a, O: ?Sized, D> {
@@ -33,23 +34,78 @@ pub struct Target<'a, O: ?Sized, D> {
     pub line: LineMove,
     /// Length scale of chords carried from body to body.
     scale: Cell<f64>,
+    /// Running costs of the two ways to find a level index.
+    costs: Cell<IndexCosts>,
+}
+
+/// Running means (factor 0.9) of the seconds per evaluation and per membership query, and of
+/// the gap `upper - index`. The rule: descend when `member (gap + 1) < evaluate`, evaluate
+/// while the membership cost is unknown; every 25th call (from the 4th) takes the other way, so
+/// both costs stay measured as the chain moves.
+#[derive(Clone, Copy, Debug, Default)]
+struct IndexCosts {
+    evaluate: f64,
+    member: f64,
+    gap: f64,
+    calls: usize,
+}
+
+impl IndexCosts {
+    fn mean(old: f64, new: f64) -> f64 {
+        if old == 0.0 { new } else { 0.9 * old + 0.1 * new }
+    }
+
+    fn descend(&self) -> bool {
+        let rule = self.member > 0.0 && self.member * (self.gap + 1.0) < self.evaluate;
+        if self.calls % 25 == 3 { !rule } else { rule }
+    }
+
+    fn observe(self, descent: bool, seconds_per_query: f64, gap: f64) -> Self {
+        let (evaluate, member) = if descent {
+            (self.evaluate, Self::mean(self.member, seconds_per_query))
+        } else {
+            (Self::mean(self.evaluate, seconds_per_query), self.member)
+        };
+        IndexCosts { evaluate, member, gap: Self::mean(self.gap, gap), calls: self.calls + 1 }
+    }
 }
 
 impl<'a, O: ScoreOracle + Sync + ?Sized, D: Domain> Target<'a, O, D> {
     pub fn new(oracle: &'a O, domain: &'a D, levels: Levels, eps: f64, directions: Directions, line: LineMove) -> Self {
         let top = levels.index(oracle.max_score());
         let scale = Cell::new(0.1 * domain.radius());
-        Target { oracle, domain, levels, eps, top, directions, line, scale }
+        let costs = Cell::new(IndexCosts::default());
+        Target { oracle, domain, levels, eps, top, directions, line, scale, costs }
     }
 
     /// The level index of `theta` known to lie in `K_upper`: the smallest `j <= upper` with
-    /// `theta` in `K_j`, from one evaluation. Its certified bracket answers membership at every
-    /// level at once ([`sosdp_score::membership::member_from_bracket`]: YES above `upper`, NO
-    /// below `lower`, `score <= l_j` in between), and the smallest level with a YES answer is
-    /// the first grid level at or above the returned score.
+    /// `theta` in `K_j`. Two ways give the same answer (up to the oracle's slack: a score
+    /// within `zeta` of a level may be placed on either side by either way), and the cheaper
+    /// one by the running costs measured so far is used. The choice depends on timings, so a
+    /// seeded run repeats exactly only while no visited score falls in that slack band
+    /// (probability about `2 zeta` per query with the random level offset):
+    /// - one evaluation: its certified bracket answers membership at every level at once
+    ///   ([`sosdp_score::membership::member_from_bracket`]: YES above `upper`, NO below
+    ///   `lower`, `score <= l_j` in between), so the index is the first grid level at or
+    ///   above the returned score;
+    /// - a descent of membership queries at `upper - 1, upper - 2, ...` until a NO, each
+    ///   stopping as soon as its bracket decides (cheap when the score is far from the level).
     pub fn index_below(&self, theta: &[f64], upper: i64) -> Result<i64, SamplerError> {
-        let eval = self.oracle.evaluate(theta)?;
-        Ok(self.levels.index(eval.score).min(upper.min(self.top)))
+        let upper = upper.min(self.top);
+        let costs = self.costs.get();
+        let descent = costs.descend();
+        let clock = Instant::now();
+        let (j, queries) = if descent {
+            let mut j = upper;
+            while self.oracle.member(theta, self.levels.level(j - 1))? {
+                j -= 1;
+            }
+            (j, (upper - j + 1) as f64)
+        } else {
+            (self.levels.index(self.oracle.evaluate(theta)?.score).min(upper), 1.0)
+        };
+        self.costs.set(costs.observe(descent, clock.elapsed().as_secs_f64() / queries, (upper - j) as f64));
+        Ok(j)
     }
 
     /// The score at `theta` (one evaluation).
