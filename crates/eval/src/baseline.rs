@@ -109,7 +109,9 @@ impl MeanEstimator for ClippedLaplaceMean {
         }
         let sensitivity = 2.0 * self.clip / n as f64;
         let mut rng = StdRng::seed_from_u64(seed);
-        let radius = Gamma::new(d as f64, sensitivity / self.epsilon).expect("shape and scale are positive").sample(&mut rng);
+        let radius = Gamma::new(d as f64, sensitivity / self.epsilon)
+            .map_err(|e| LearnError::InvalidSetting(format!("the Laplace noise scale {} is unusable: {e}", sensitivity / self.epsilon)))?
+            .sample(&mut rng);
         let dir: Vec<f64> = (0..d).map(|_| StandardNormal.sample(&mut rng)).collect();
         let dir_norm = dir.iter().map(|x| x * x).sum::<f64>().sqrt().max(f64::MIN_POSITIVE);
         Ok(sum.iter().zip(&dir).map(|(s, u)| s / n as f64 + radius * u / dir_norm).collect())

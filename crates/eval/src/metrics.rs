@@ -20,9 +20,7 @@ pub fn quantile(values: &[f64], q: f64) -> f64 {
 use nalgebra::{DMatrix, DVector};
 
 fn inverse_sqrt(sigma: &DMatrix<f64>) -> DMatrix<f64> {
-    let eig = sigma.clone().symmetric_eigen();
-    let vals = eig.eigenvalues.map(|v| 1.0 / v.max(f64::MIN_POSITIVE).sqrt());
-    &eig.eigenvectors * DMatrix::from_diagonal(&vals) * eig.eigenvectors.transpose()
+    sosdp_learn::covariance::spd_power(sigma, -0.5)
 }
 
 /// `|Sigma^{-1/2} (mu_hat - mu)|_2`.

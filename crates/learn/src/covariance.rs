@@ -12,14 +12,16 @@
 //! `eta' = 2 eta0 + k* / m`, `stat = sqrt(D / m)`: the spectral bound `s0` of the plan is the
 //! larger distance of these ends to 1. When `eta' lambda >= 1 - gamma` the worst-case bound is
 //! vacuous (the known weakness of 2.2: tolerated corruption about `1 / lambda`); the plan then
-//! uses `s0 = 0.9` and says so (`worst_case_valid: false`).
+//! takes the lower side from the domain alone (`S0 ⪯ 2K I` and `Sigma ⪰ I` give
+//! `Sigma~ ⪰ I/(2K)`, so `s0 = 1 - 1/(2K)`) and says so (`worst_case_valid: false`).
 //!
 //! **Refinement** (5.3). Stage `j` whitens by `W_j = Sigma_j^{-1/2}` (`Sigma_0 = S0`), lifts
 //! `z_i = svec(W_j x_i x_i^T W_j)` (`|svec(A)| = |A|_F`, so Frobenius balls are Euclidean),
 //! and runs CM with centre `svec(I)`, `Gamma_j = (2 (1 + s_j)^2 + r_j^2 + delta) I` over
-//! `B(svec I, r_j)` ∩ the CM ellipsoid ∩ `{(1 - 1.5 s_j)_+ I ⪯ S ⪯ (1 + 1.5 s_j) I}`. The release
+//! `B(svec I, r_j)` ∩ the CM ellipsoid ∩ `{max(1 - 1.5 s_j, (1 - s_j)/2) I ⪯ S ⪯ (1 + 1.5 s_j) I}`. The release
 //! `S_j` gives `Sigma_{j+1} = Sigma_j^{1/2} S_j Sigma_j^{1/2}`. Radii follow
-//! `r_{j+1} = min(safety * sqrt(eta'_j (8 s_j + r_j^2 + delta)) + floor, r_j)`, `s_{j+1} = r_{j+1}`,
+//! `r'_{j+1} = min(safety * sqrt(eta'_j (8 s_j + r_j^2 + delta)) + floor, r_j)`, then
+//! `r_{j+1} = r'_{j+1} / (1 - min(r'_{j+1}, 1/2))` for the re-whitening, `s_{j+1} = min(r_{j+1}, s_j)`,
 //! `r_0 = sqrt(d) s0`, with the constants of [`Constants`].
 //!
 //! Privacy: the preconditioner and every refinement stage are pure-DP releases with a
@@ -36,7 +38,7 @@ use sosdp_sdp::svec::{side_of, smat, svec};
 use std::time::Instant;
 
 /// `x_i = (y_{2i} - y_{2i-1}) / sqrt 2` for consecutive pairs of rows (an odd last row is
-/// dropped).
+/// dropped). The learners shuffle the rows first.
 pub fn pair(data: &DMatrix<f64>) -> DMatrix<f64> {
     let m = data.nrows() / 2;
     DMatrix::from_fn(m, data.ncols(), |i, k| (data[(2 * i + 1, k)] - data[(2 * i, k)]) / std::f64::consts::SQRT_2)
@@ -53,6 +55,12 @@ pub fn spd_power(a: &DMatrix<f64>, p: f64) -> DMatrix<f64> {
 pub fn matrix_of(v: &[f64]) -> DMatrix<f64> {
     let d = side_of(v.len()).unwrap_or(0);
     DMatrix::from_row_slice(d, d, &smat(d, v))
+}
+
+/// Lower edge of the refinement's band for an operator bound `s < 1`:
+/// `max(1 - 1.5 s, (1 - s) / 2)`, strictly positive and below the truth's `1 - s`.
+fn band_lower(s: f64) -> f64 {
+    (1.0 - 1.5 * s).max(0.5 * (1.0 - s))
 }
 
 /// `svec` of a (symmetrised) matrix.
@@ -199,6 +207,12 @@ impl PrivateCovariance {
         if !(self.corruption >= 0.0 && self.corruption < 0.5) {
             return Err(LearnError::Corruption(self.corruption));
         }
+        if self.corruption >= 0.25 {
+            return Err(LearnError::InvalidSetting(format!(
+                "pairing doubles the corruption: the covariance needs a corruption fraction below 0.25, got {}",
+                self.corruption
+            )));
+        }
         if !(self.beta > 0.0 && self.beta < 1.0) {
             return Err(LearnError::Beta(self.beta));
         }
@@ -231,7 +245,10 @@ impl PrivateCovariance {
         let stat = (dim / mf).sqrt();
         let hi = (1.0 + gamma) / (1.0 - eta * (1.0 / eta).ln()).max(0.1);
         let worst_case_valid = eta * lambda < 1.0 - gamma;
-        let s0 = if worst_case_valid { (hi - 1.0).max(1.0 - (1.0 - gamma - eta * lambda) / (1.0 + stat)) } else { 0.9 };
+        // Without a valid lower side, the domain still gives one: S0 ⪯ 2K I and Sigma ⪰ I make
+        // Sigma~ ⪰ I / (2K).
+        let lower_side = if worst_case_valid { 1.0 - (1.0 - gamma - eta * lambda) / (1.0 + stat) } else { 1.0 - 1.0 / upper };
+        let s0 = (hi - 1.0).max(lower_side);
         let preconditioner = PreconditionerPlan { epsilon: eps_pre, lambda, width: gamma, lower, upper, score_bound: k_pre, spectral_bound: s0, worst_case_valid };
         let stages = self.refinement_stages;
         let eps_j = (1.0 - self.preconditioner_share) * self.epsilon / stages as f64;
@@ -248,8 +265,10 @@ impl PrivateCovariance {
             }
             let next = (c.safety * (eta_j * (8.0 * s + r * r + delta)).sqrt() + floor).min(r);
             refinement.push(RefinementPlan { epsilon: eps_j, radius: r, spectral: s, gamma: 2.0 * (1.0 + s).powi(2) + r * r + delta, score_bound: k, accuracy: next });
-            r = next;
-            s = next.min(s);
+            // Re-whitening by the release divides the next error by about `1 - r` (its smallest
+            // eigenvalue); the operator bound never grows.
+            r = next / (1.0 - next.min(0.5));
+            s = r.min(s);
         }
         Ok(CovariancePlan { pairs: m, preconditioner, refinement })
     }
@@ -267,7 +286,10 @@ impl PrivateCovariance {
         let plan = self.plan(data.nrows(), d)?;
         let clock = Instant::now();
         let mut rng = seeded_rng(self.seed)?;
-        let x = pair(data);
+        // Pairs of rows in a random (data-independent) order, so that a sorted or grouped file
+        // still gives i.i.d. differences.
+        let order = rand::seq::index::sample(&mut rng, data.nrows(), data.nrows()).into_vec();
+        let x = pair(&data.select_rows(order.iter()));
 
         // Preconditioner: SP over the spectrahedron, started at the empirical second moment
         // clipped into the domain (the start only seeds the chain).
@@ -296,7 +318,7 @@ impl PrivateCovariance {
                     lifted[(i, k)] = v;
                 }
             }
-            let band = Spectrahedron::new(d, (1.0 - 1.5 * stage.spectral).max(0.0), 1.0 + 1.5 * stage.spectral)?;
+            let band = Spectrahedron::new(d, band_lower(stage.spectral), 1.0 + 1.5 * stage.spectral)?;
             let cm = CmStage { centre: &identity, radius: stage.radius, gamma: stage.gamma, epsilon: stage.epsilon, sampler: self.sampler };
             let out = run_cm_stage(&lifted, &cm, Some(Box::new(band)), &mut rng, &mut |p| progress(j + 1, p))?;
             let half = spd_power(&sigma, 0.5);

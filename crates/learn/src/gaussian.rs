@@ -1,14 +1,14 @@
 //! Learning a Gaussian in total variation (MATH.md 5.4): the private covariance (pairing,
 //! preconditioning, refinement) with a share of eps, then the private mean of the records
 //! whitened by the covariance estimate, with `Gamma` widened by the covariance's error bound;
-//! `mu_hat = Sigma_hat^{1/2} theta`.
+//! `mu_hat = Sigma_hat^{1/2} theta`. The mean step's prior radius and widening come from the
+//! covariance's public plan, not from its release.
 //!
 //! Privacy: the eps split (default 1/4 preconditioner, 1/2 refinement, 1/4 mean) is
 //! data-independent; the mean step uses the covariance release (already private) to whiten,
 //! which is adaptive composition, so the pair is eps-DP.
 use crate::covariance::{spd_power, CovarianceFit, PrivateCovariance};
 use crate::mean::{MeanFit, PrivateMean};
-use crate::schedule::Constants;
 use crate::{check_data, LearnError};
 use nalgebra::DMatrix;
 use serde::Serialize;
@@ -36,7 +36,8 @@ pub struct GaussianReport {
     pub delta: f64,
     pub covariance: CovarianceFit,
     pub mean: MeanFit,
-    /// The whitened prior radius used by the mean step, `R |Sigma_hat^{-1/2}|_op`.
+    /// The whitened prior radius used by the mean step, `R / sqrt(1 - s)` with `s` the
+    /// covariance's planned operator error (public).
     pub whitened_radius: f64,
     pub elapsed_s: f64,
 }
@@ -98,8 +99,7 @@ impl PrivateGaussian {
             .corruption(self.corruption)
             .beta(self.beta / 2.0)
             .sampler(self.sampler)
-            .covariance_error(covariance_error)
-            .constants(Constants::default());
+            .covariance_error(covariance_error);
         if let Some(s) = self.seed {
             m = m.seed(s.wrapping_add(1));
         }
@@ -124,17 +124,21 @@ impl PrivateGaussian {
         let (n, d) = data.shape();
         let covariance_learner = self.covariance_learner();
         let cov_plan = covariance_learner.plan(n, d)?;
-        let error = cov_plan.refinement.last().map_or(cov_plan.preconditioner.spectral_bound, |s| s.accuracy);
-        // Both plans are checked before any data-dependent computation (the mean's radius is
-        // R |Sigma_hat^{-1/2}|, about R sqrt(2) under the prior Sigma ⪰ I).
-        self.mean_learner(self.radius * 2.0f64.sqrt(), error).plan(n, d)?;
+        // The covariance's planned operator error `s`: `Sigma_hat ⪰ (1 - s) Sigma ⪰ (1 - s) I`,
+        // so the whitened mean has norm <= R / sqrt(1 - s), and the whitened clean covariance
+        // is within `s / (1 - s)` of I on both sides; `Gamma` widens by twice that (its upper
+        // side and the lower side of the covariance enter the bound, MATH.md 2.1).
+        let s = cov_plan.refinement.last().map_or(cov_plan.preconditioner.spectral_bound, |s| s.accuracy).min(0.99);
+        let (whitened_radius, widening) = (self.radius / (1.0 - s).sqrt(), 2.0 * s / (1.0 - s));
+        let mean_learner = self.mean_learner(whitened_radius, widening);
+        // Both plans are checked before any data-dependent computation.
+        mean_learner.plan(n, d)?;
         let clock = Instant::now();
         let cov = covariance_learner.fit_with_progress(data, progress)?;
         let sigma = DMatrix::from_fn(d, d, |i, k| cov.covariance[i][k]);
         let w = spd_power(&sigma, -0.5);
         let steps = 1 + cov_plan.refinement.len();
-        let whitened_radius = self.radius * w.symmetric_eigenvalues().max();
-        let mean = self.mean_learner(whitened_radius, error).fit_with_progress(&(data * &w), &mut |j, p| progress(steps + j, p))?;
+        let mean = mean_learner.fit_with_progress(&(data * &w), &mut |j, p| progress(steps + j, p))?;
         let half = spd_power(&sigma, 0.5);
         let mu = &half * nalgebra::DVector::from_column_slice(&mean.estimate);
         let report = GaussianReport { epsilon: self.epsilon, delta: 0.0, covariance: cov.clone(), mean, whitened_radius, elapsed_s: clock.elapsed().as_secs_f64() };

@@ -49,8 +49,10 @@ pub enum LineMove {
     /// Stepping out and shrinkage on membership answers: exactly uniform on the chord, no
     /// chord ends needed ([`crate::level_body`]).
     Shrinkage,
-    /// The same with queries two at a time on two threads (the default; the randomness used
-    /// does not depend on the number of threads, so seeded runs are reproducible).
+    /// The same with queries two at a time on two threads (the default). The randomness used
+    /// does not depend on the number of threads; the oracle's warm starts do (which state a
+    /// query finds), so a seeded run repeats exactly only while no visited score falls within
+    /// the oracle's slack of a level.
     PairedShrinkage,
     /// Locate both chord ends with the oracle's `chord`, each to `tol` times the running
     /// chord half-length, then draw uniformly between them.
