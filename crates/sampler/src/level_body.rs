@@ -12,8 +12,8 @@
 //!   bracket still contains it). Every draw is uniform on a superset of the chord, so the
 //!   accepted one is uniform on the chord, exactly, whatever `w` is: this is the hit-and-run
 //!   kernel. It costs a few membership queries (each decided as soon as its certified bracket
-//!   allows) instead of two located ends. The paired form ([`LineMove::PairedShrinkage`],
-//!   the default) asks its queries two at a time on two threads: both stepping-out ends at
+//!   allows) instead of two located ends. The paired form ([`LineMove::PairedShrinkage`])
+//!   asks its queries two at a time on two threads: both stepping-out ends at
 //!   once, and two shrinkage proposals at once, the second used only if the first is rejected
 //!   and it lies in the shrunk bracket (where it is uniform), so the law is the same.
 //! * **Chord**: the oracle's [`ScoreOracle::chord`] within the domain's exact chord

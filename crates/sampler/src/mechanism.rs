@@ -47,9 +47,11 @@ pub enum DirectionSetting {
 #[serde(rename_all = "kebab-case")]
 pub enum LineMove {
     /// Stepping out and shrinkage on membership answers: exactly uniform on the chord, no
-    /// chord ends needed ([`crate::level_body`]).
+    /// chord ends needed ([`crate::level_body`]). The default.
     Shrinkage,
-    /// The same with queries two at a time on two threads (the default). The randomness used
+    /// The same with queries two at a time on two threads. On this project's 2-vCPU machine
+    /// it is slower (docs/sampler.md: 36 s against 27 s for one n = 20000 release): the two
+    /// solves contend for one core's resources. The randomness used
     /// does not depend on the number of threads; the oracle's warm starts do (which state a
     /// query finds), so a seeded run repeats exactly only while no visited score falls within
     /// the oracle's slack of a level.
@@ -93,7 +95,7 @@ impl MechanismSettings {
                 ..LayerCakeSettings::default()
             },
             directions: DirectionSetting::Isotropic,
-            line: LineMove::PairedShrinkage,
+            line: LineMove::Shrinkage,
             level_grid: 1e-6,
             hardening: 1e-6,
         };
