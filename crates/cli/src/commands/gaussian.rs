@@ -3,42 +3,21 @@
 //! `{"covariance": [[...]], ...}` or `{"mean": [...], "covariance": [[...]], "epsilon": E,
 //! "delta": 0, "stages": [...], "elapsed_s": t}`. The stages list the public plan and the
 //! releases; `--diagnostics` adds the sampler records (data-dependent, not private).
-use super::{emit, progress_bar};
-use crate::input::read_matrix;
+use super::{emit, validate_read_fit, LearnerArgs};
 use crate::CliError;
 use clap::Args;
 use serde_json::{json, Value};
 use sosdp_learn::covariance::CovarianceReport;
 use sosdp_learn::{PrivateCovariance, PrivateGaussian};
-use std::path::PathBuf;
 
 /// Arguments shared by both commands.
 #[derive(Debug, Args)]
 pub struct CommonArgs {
-    /// Data: one record per row (n x d), optional header row.
-    #[arg(long, value_name = "X.csv")]
-    input: PathBuf,
-    /// Privacy parameter eps > 0 (pure DP, delta = 0).
-    #[arg(long, value_name = "E", allow_negative_numbers = true)]
-    epsilon: f64,
+    #[command(flatten)]
+    learner: LearnerArgs,
     /// Prior I ⪯ Sigma ⪯ K I on the covariance, K >= 1.
     #[arg(long, value_name = "K", default_value_t = 100.0, allow_negative_numbers = true)]
     kappa: f64,
-    /// Fraction of corrupted records to tolerate, in [0, 0.5).
-    #[arg(long, value_name = "ETA", default_value_t = 0.0, allow_negative_numbers = true)]
-    corruption: f64,
-    /// Failure probability of the accuracy guarantee, in (0, 1).
-    #[arg(long, value_name = "B", default_value_t = 0.05, allow_negative_numbers = true)]
-    beta: f64,
-    /// Seed (reproducible runs; omit for fresh OS randomness, as a published release should).
-    #[arg(long, value_name = "S")]
-    seed: Option<u64>,
-    /// Write the JSON object to FILE instead of stdout.
-    #[arg(long, value_name = "FILE")]
-    out: Option<PathBuf>,
-    /// Include the sampler records (data-dependent diagnostics, not private).
-    #[arg(long)]
-    diagnostics: bool,
 }
 
 #[derive(Debug, Args)]
@@ -83,18 +62,12 @@ fn covariance_stages(report: &CovarianceReport, diagnostics: bool) -> Vec<Value>
 }
 
 pub fn run_covariance(args: &CovarianceArgs) -> Result<(), CliError> {
-    let a = &args.common;
-    let mut learner = PrivateCovariance::new(a.epsilon).kappa(a.kappa).corruption(a.corruption).beta(a.beta);
+    let a = &args.common.learner;
+    let mut learner = PrivateCovariance::new(a.epsilon).kappa(args.common.kappa).corruption(a.corruption).beta(a.beta);
     if let Some(s) = a.seed {
         learner = learner.seed(s);
     }
-    learner.validate().map_err(|e| CliError::Invalid(e.to_string()))?;
-    let data = read_matrix(&a.input)?;
-    let bar = progress_bar();
-    let fit = learner
-        .fit_with_progress(&data, &mut |step, p| bar.set_message(format!("step {} {} {}/{}", step + 1, p.phase, p.done, p.total)))
-        .map_err(|e| CliError::Invalid(e.to_string()))?;
-    bar.finish_and_clear();
+    let fit = validate_read_fit(a, "step", || learner.validate(), |data, progress| learner.fit_with_progress(data, progress))?;
     let out = json!({
         "covariance": fit.covariance, "epsilon": fit.report.epsilon, "delta": 0,
         "stages": covariance_stages(&fit.report, a.diagnostics), "elapsed_s": fit.report.elapsed_s,
@@ -103,18 +76,12 @@ pub fn run_covariance(args: &CovarianceArgs) -> Result<(), CliError> {
 }
 
 pub fn run_gaussian(args: &GaussianArgs) -> Result<(), CliError> {
-    let a = &args.common;
-    let mut learner = PrivateGaussian::new(a.epsilon).radius(args.radius).kappa(a.kappa).corruption(a.corruption).beta(a.beta);
+    let a = &args.common.learner;
+    let mut learner = PrivateGaussian::new(a.epsilon).radius(args.radius).kappa(args.common.kappa).corruption(a.corruption).beta(a.beta);
     if let Some(s) = a.seed {
         learner = learner.seed(s);
     }
-    learner.validate().map_err(|e| CliError::Invalid(e.to_string()))?;
-    let data = read_matrix(&a.input)?;
-    let bar = progress_bar();
-    let fit = learner
-        .fit_with_progress(&data, &mut |step, p| bar.set_message(format!("step {} {} {}/{}", step + 1, p.phase, p.done, p.total)))
-        .map_err(|e| CliError::Invalid(e.to_string()))?;
-    bar.finish_and_clear();
+    let fit = validate_read_fit(a, "step", || learner.validate(), |data, progress| learner.fit_with_progress(data, progress))?;
     let mut stages = covariance_stages(&fit.report.covariance.report, a.diagnostics);
     for s in &fit.report.mean.report.stages {
         let mut v = json!({

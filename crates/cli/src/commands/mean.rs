@@ -3,55 +3,28 @@
 //! with `--out`). The stages list the public plan and releases (eps, radius, Gamma, centre,
 //! release); `--diagnostics` adds the sampler records, which depend on the data and are not
 //! covered by the privacy guarantee.
-use super::{emit, progress_bar};
-use crate::input::read_matrix;
+use super::{emit, validate_read_fit, LearnerArgs};
 use crate::CliError;
 use clap::Args;
 use serde_json::json;
 use sosdp_learn::PrivateMean;
-use std::path::PathBuf;
 
 #[derive(Debug, Args)]
 pub struct MeanArgs {
-    /// Data: one record per row (n x d), optional header row.
-    #[arg(long, value_name = "X.csv")]
-    input: PathBuf,
-    /// Privacy parameter eps > 0 (pure DP, delta = 0).
-    #[arg(long, value_name = "E", allow_negative_numbers = true)]
-    epsilon: f64,
+    #[command(flatten)]
+    common: LearnerArgs,
     /// Prior bound R > 0 on the norm of the mean.
     #[arg(long, value_name = "R", allow_negative_numbers = true)]
     radius: f64,
-    /// Fraction of corrupted records to tolerate, in [0, 0.5).
-    #[arg(long, value_name = "ETA", default_value_t = 0.0, allow_negative_numbers = true)]
-    corruption: f64,
-    /// Failure probability of the accuracy guarantee, in (0, 1).
-    #[arg(long, value_name = "B", default_value_t = 0.05, allow_negative_numbers = true)]
-    beta: f64,
-    /// Seed (reproducible runs; omit for fresh OS randomness, as a published release should).
-    #[arg(long, value_name = "S")]
-    seed: Option<u64>,
-    /// Write the JSON object to FILE instead of stdout.
-    #[arg(long, value_name = "FILE")]
-    out: Option<PathBuf>,
-    /// Include the sampler records (data-dependent diagnostics, not private).
-    #[arg(long)]
-    diagnostics: bool,
 }
 
 pub fn run(args: &MeanArgs) -> Result<(), CliError> {
-    let mut learner = PrivateMean::new(args.epsilon).radius(args.radius).corruption(args.corruption).beta(args.beta);
-    if let Some(s) = args.seed {
+    let a = &args.common;
+    let mut learner = PrivateMean::new(a.epsilon).radius(args.radius).corruption(a.corruption).beta(a.beta);
+    if let Some(s) = a.seed {
         learner = learner.seed(s);
     }
-    // Settings first (no data read), then the data.
-    learner.validate().map_err(|e| CliError::Invalid(e.to_string()))?;
-    let data = read_matrix(&args.input)?;
-    let bar = progress_bar();
-    let fit = learner
-        .fit_with_progress(&data, &mut |stage, p| bar.set_message(format!("stage {} {} {}/{}", stage + 1, p.phase, p.done, p.total)))
-        .map_err(|e| CliError::Invalid(e.to_string()))?;
-    bar.finish_and_clear();
+    let fit = validate_read_fit(a, "stage", || learner.validate(), |data, progress| learner.fit_with_progress(data, progress))?;
     let stages: Vec<_> = fit
         .report
         .stages
@@ -62,7 +35,7 @@ pub fn run(args: &MeanArgs) -> Result<(), CliError> {
                 "score_bound": s.plan.score_bound, "accuracy_bound": s.plan.accuracy,
                 "centre": s.centre, "release": s.release,
             });
-            if args.diagnostics {
+            if a.diagnostics {
                 v["diagnostics"] = serde_json::to_value(&s.record).unwrap_or_default();
             }
             v
@@ -72,5 +45,5 @@ pub fn run(args: &MeanArgs) -> Result<(), CliError> {
         "estimate": fit.estimate, "epsilon": fit.report.epsilon, "delta": 0,
         "stages": stages, "elapsed_s": fit.report.elapsed_s,
     });
-    emit(&args.out, &out)
+    emit(&a.out, &out)
 }
