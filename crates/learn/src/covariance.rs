@@ -29,6 +29,7 @@
 //! releases, so the output is eps-DP by composition.
 use crate::schedule::Constants;
 use crate::stage::{run_cm_stage, seeded_rng, CmStage};
+use crate::error::check_privacy_settings;
 use crate::{check_data, LearnError};
 use nalgebra::DMatrix;
 use serde::Serialize;
@@ -198,23 +199,15 @@ impl PrivateCovariance {
 
     /// Check the settings (no data needed).
     pub fn validate(&self) -> Result<(), LearnError> {
-        if !(self.epsilon.is_finite() && self.epsilon > 0.0) {
-            return Err(LearnError::Epsilon(self.epsilon));
-        }
+        check_privacy_settings(self.epsilon, self.corruption, self.beta)?;
         if !(self.kappa.is_finite() && self.kappa >= 1.0) {
             return Err(LearnError::InvalidSetting(format!("kappa (the prior Sigma ⪯ K I) must be finite and >= 1, got {}", self.kappa)));
-        }
-        if !(self.corruption >= 0.0 && self.corruption < 0.5) {
-            return Err(LearnError::Corruption(self.corruption));
         }
         if self.corruption >= 0.25 {
             return Err(LearnError::InvalidSetting(format!(
                 "pairing doubles the corruption: the covariance needs a corruption fraction below 0.25, got {}",
                 self.corruption
             )));
-        }
-        if !(self.beta > 0.0 && self.beta < 1.0) {
-            return Err(LearnError::Beta(self.beta));
         }
         if !(self.preconditioner_share > 0.0 && self.preconditioner_share < 1.0) || self.refinement_stages == 0 {
             return Err(LearnError::InvalidSetting("the preconditioner's share must lie in (0, 1) and there must be >= 1 refinement stage".into()));

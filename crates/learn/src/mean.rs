@@ -8,6 +8,7 @@
 //! depend on the data and are **not** covered by the guarantee: publish the estimate, the
 //! stage centres and the plan, not the diagnostics.
 use crate::schedule::{schedule, Constants, PlannedStage, Schedule};
+use crate::error::check_privacy_settings;
 use crate::LearnError;
 use nalgebra::DMatrix;
 use serde::Serialize;
@@ -127,17 +128,9 @@ impl PrivateMean {
 
     /// Check the settings (no data needed).
     pub fn validate(&self) -> Result<(), LearnError> {
-        if !(self.epsilon.is_finite() && self.epsilon > 0.0) {
-            return Err(LearnError::Epsilon(self.epsilon));
-        }
+        check_privacy_settings(self.epsilon, self.corruption, self.beta)?;
         if !(self.radius.is_finite() && self.radius > 0.0) {
             return Err(LearnError::Radius(self.radius));
-        }
-        if !(self.corruption >= 0.0 && self.corruption < 0.5) {
-            return Err(LearnError::Corruption(self.corruption));
-        }
-        if !(self.beta > 0.0 && self.beta < 1.0) {
-            return Err(LearnError::Beta(self.beta));
         }
         if !(self.covariance_error.is_finite() && self.covariance_error >= 0.0) {
             return Err(LearnError::InvalidSetting(format!("the covariance error bound must be finite and >= 0, got {}", self.covariance_error)));
