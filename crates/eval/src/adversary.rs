@@ -18,6 +18,10 @@ pub enum Adversary {
     /// (d) For covariance: records along the direction of least empirical variance `v`, at
     /// `mean + g sqrt(factor v) u` with `g` standard normal (variance inflated `factor`-fold).
     InflatedDirection { factor: f64 },
+    /// (e) Random label noise of a mixture: the replaced records are draws of a second
+    /// mixture component `N(mean + distance u, I)`, `u` one random unit direction, wrongly
+    /// labelled as clean.
+    MixtureNoise { distance: f64 },
 }
 
 impl Adversary {
@@ -77,6 +81,17 @@ impl Adversary {
                     let g: f64 = StandardNormal.sample(rng);
                     for k in 0..d {
                         data[(i, k)] = mean[k] + g * (factor * var).sqrt() * u[k];
+                    }
+                }
+                idx
+            }
+            Adversary::MixtureNoise { distance } => {
+                let u: DVector<f64> = DVector::from_fn(d, |_, _| StandardNormal.sample(rng)).normalize();
+                let idx = sample(rng, n, m).into_vec();
+                for &i in &idx {
+                    for k in 0..d {
+                        let g: f64 = StandardNormal.sample(rng);
+                        data[(i, k)] = mean[k] + distance * u[k] + g;
                     }
                 }
                 idx

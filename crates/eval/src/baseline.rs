@@ -1,6 +1,8 @@
 //! Mean estimators behind one trait (MATH.md section 6), so the harness runs every estimator
 //! on the same data: the sum-of-squares private mean, the non-private empirical mean, the
-//! clipped Laplace mean (pure DP at the same eps) and the coordinate-wise median.
+//! clipped Laplace mean (pure DP at the same eps) and the coordinate-wise median; CoinPress
+//! (zCDP, [`crate::coinpress`]) and the spectral filter (robust, [`crate::filter`]) live in
+//! their own modules.
 use nalgebra::DMatrix;
 use rand::rngs::StdRng;
 use rand::SeedableRng;
@@ -14,6 +16,19 @@ pub enum Privacy {
     None,
     /// Pure `eps`-differential privacy.
     Pure { epsilon: f64 },
+    /// `rho`-zero-concentrated differential privacy (Bun and Steinke 2016). Weaker than pure
+    /// DP: `eps`-DP implies `(eps^2 / 2)`-zCDP, not conversely.
+    Zcdp { rho: f64 },
+}
+
+impl std::fmt::Display for Privacy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Privacy::None => write!(f, "none"),
+            Privacy::Pure { epsilon } => write!(f, "pure eps = {epsilon}"),
+            Privacy::Zcdp { rho } => write!(f, "zCDP rho = {rho}"),
+        }
+    }
 }
 
 /// A mean estimator: `estimate(data, seed)` with one record per row of `data`.

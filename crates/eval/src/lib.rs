@@ -4,10 +4,15 @@
 pub mod adversary;
 pub mod baseline;
 pub mod calibration;
+pub mod coinpress;
+pub mod filter;
 pub mod metrics;
+pub mod plot;
 pub mod synthetic;
 
 pub use adversary::Adversary;
 pub use baseline::{ClippedLaplaceMean, CoordinateMedian, EmpiricalMean, MeanEstimator, Privacy};
+pub use coinpress::CoinPressMean;
+pub use filter::{FilterFit, FilterMean};
 pub use metrics::{frobenius_error, gaussian_kl, l2_error, mahalanobis_error, quantile, spectral_error, tv_bound};
 pub use synthetic::{covariance_sample, gaussian_samples, CorruptedSample, CovarianceSample};

@@ -10,7 +10,7 @@
 //! uniformly in the ball of radius `2.5 sqrt(D / n) + 0.05` around the CM minimiser
 //! (the anchor, computed by the fast backend), inside the CM domain.
 use crate::CliError;
-use clap::{Args, Subcommand};
+use clap::Args;
 use nalgebra::{DMatrix, DVector};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
@@ -32,12 +32,6 @@ pub const CENTRE_RADIUS: f64 = 0.5;
 pub const WALK_STEP: f64 = 0.02;
 /// Rejection-sampling attempts before giving up on drawing a theta inside the domain.
 const MAX_ATTEMPTS: usize = 10_000;
-
-#[derive(Debug, Subcommand)]
-pub enum BenchCommand {
-    /// Time the fast CM backend against the clarabel reference; prints one JSON line.
-    Score(ScoreBenchArgs),
-}
 
 #[derive(Debug, Args)]
 pub struct ScoreBenchArgs {
@@ -217,13 +211,8 @@ struct ScoreBenchReport {
     chord: Option<ChordReport>,
 }
 
-pub fn run(command: &BenchCommand) -> Result<(), CliError> {
-    match command {
-        BenchCommand::Score(args) => score(args),
-    }
-}
-
-fn score(args: &ScoreBenchArgs) -> Result<(), CliError> {
+/// `sosdp bench score`: print one JSON line.
+pub fn run(args: &ScoreBenchArgs) -> Result<(), CliError> {
     if args.n < 2 {
         return Err(CliError::Invalid(format!("--n must be at least 2, got {}", args.n)));
     }
@@ -376,7 +365,7 @@ fn ms(start: Instant) -> f64 {
 }
 
 /// A uniformly random unit vector in `R^dim`.
-fn unit_vector(rng: &mut StdRng, dim: usize) -> Vec<f64> {
+pub fn unit_vector(rng: &mut StdRng, dim: usize) -> Vec<f64> {
     loop {
         let g: Vec<f64> = (0..dim).map(|_| -> f64 { StandardNormal.sample(&mut *rng) }).collect();
         let norm = g.iter().map(|x| x * x).sum::<f64>().sqrt();

@@ -1,0 +1,238 @@
+//! `sosdp bench accuracy`: error against n of the private mean (MATH.md 5.1) and of every
+//! baseline of MATH.md 6 on the same data: for each n and repetition one dataset of `n` draws
+//! of `N(mu, I_d)`, `|mu| = --mean-norm`, with a fraction `--corruption` replaced by the
+//! chosen adversary, and every method run on it.
+use super::{positive, positive_list, progress, Rows};
+use crate::CliError;
+use clap::{Args, ValueEnum};
+use serde::Serialize;
+use sosdp_eval::calibration::Case;
+use sosdp_eval::plot::{write_log_log, Figure, Series};
+use sosdp_eval::{
+    l2_error, quantile, Adversary, ClippedLaplaceMean, CoinPressMean, CoordinateMedian, EmpiricalMean, FilterMean, MeanEstimator,
+};
+use sosdp_learn::PrivateMean;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// The adversaries of MATH.md 6 for the mean.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum AdversaryName {
+    /// No corruption (the learners still assume the --corruption bound).
+    None,
+    /// (a) A tight cluster at --distance along the first axis.
+    Cluster,
+    /// (b) The records with the largest first coordinate moved to the mean of the rest.
+    Subtractive,
+    /// (c) Outliers scattered at --distance/2 to --distance around the mean.
+    Scattered,
+    /// (e) Draws of a second mixture component at --distance, labelled clean.
+    Mixture,
+}
+
+impl AdversaryName {
+    fn adversary(self, distance: f64) -> Adversary {
+        match self {
+            AdversaryName::None | AdversaryName::Scattered => Adversary::ScatteredOutliers { distance },
+            AdversaryName::Cluster => Adversary::ShiftedCluster { distance, axis: 0, spread: 0.1 },
+            AdversaryName::Subtractive => Adversary::Subtractive { axis: 0 },
+            AdversaryName::Mixture => Adversary::MixtureNoise { distance },
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct AccuracyArgs {
+    /// Dimension.
+    #[arg(long, value_name = "D")]
+    dim: usize,
+    /// Sample sizes, comma-separated.
+    #[arg(long, value_name = "N1,N2,..", value_delimiter = ',')]
+    ns: Vec<usize>,
+    /// Privacy parameter of the private methods (pure eps-DP; CoinPress gets rho = eps^2 / 2 zCDP).
+    #[arg(long, value_name = "E", allow_negative_numbers = true)]
+    epsilon: f64,
+    /// Corrupted fraction, in [0, 0.5); also the corruption bound given to the robust methods.
+    #[arg(long, value_name = "ETA", default_value_t = 0.05, allow_negative_numbers = true)]
+    corruption: f64,
+    /// The adversary of MATH.md 6.
+    #[arg(long, value_name = "NAME", value_enum, default_value_t = AdversaryName::Cluster)]
+    adversary: AdversaryName,
+    /// Distance of the adversary's points from the mean (cluster, scattered, mixture).
+    #[arg(long, value_name = "T", default_value_t = 5.0, allow_negative_numbers = true)]
+    distance: f64,
+    /// Prior radius R (|mu| <= R) given to the private methods.
+    #[arg(long, value_name = "R", default_value_t = 10.0, allow_negative_numbers = true)]
+    radius: f64,
+    /// Norm of the true mean (at most R).
+    #[arg(long, value_name = "M", default_value_t = 5.0, allow_negative_numbers = true)]
+    mean_norm: f64,
+    /// Repetitions per n (new data each time).
+    #[arg(long, value_name = "K", default_value_t = 3)]
+    reps: usize,
+    /// Output folder: accuracy.csv, accuracy.png, accuracy.svg, accuracy.md.
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+    /// Base seed; repetition r at size n uses seed + n + r.
+    #[arg(long, value_name = "S", default_value_t = 1)]
+    seed: u64,
+}
+
+/// One CSV row: one method on one dataset.
+#[derive(Debug, Serialize)]
+struct Row {
+    method: String,
+    privacy: String,
+    dim: usize,
+    n: usize,
+    rep: usize,
+    seed: u64,
+    error: f64,
+    seconds: f64,
+    /// "ok", or the error that stopped this method on this dataset.
+    status: String,
+}
+
+pub fn run(args: &AccuracyArgs) -> Result<(), CliError> {
+    positive_list("ns", &args.ns)?;
+    positive("epsilon", args.epsilon)?;
+    positive("radius", args.radius)?;
+    positive("distance", args.distance)?;
+    if args.dim == 0 || args.reps == 0 {
+        return Err(CliError::Invalid(format!("--dim and --reps must be at least 1, got {} and {}", args.dim, args.reps)));
+    }
+    if !(0.0..0.5).contains(&args.corruption) {
+        return Err(CliError::Invalid(format!("--corruption must be in [0, 0.5), got {}", args.corruption)));
+    }
+    if !(args.mean_norm.is_finite() && (0.0..=args.radius).contains(&args.mean_norm)) {
+        return Err(CliError::Invalid(format!("--mean-norm must be in [0, R = {}], got {}", args.radius, args.mean_norm)));
+    }
+    let sosdp = PrivateMean::new(args.epsilon).radius(args.radius).corruption(args.corruption);
+    for &n in &args.ns {
+        sosdp.plan(n, args.dim).map_err(|e| CliError::Invalid(format!("n = {n}: {e}")))?;
+    }
+
+    let mut rows = Rows::create(&args.out, "accuracy.csv")?;
+    let bar = progress(args.ns.len() * args.reps * methods(args, 2, &sosdp).len());
+    let mut series: Vec<Series> = Vec::new();
+    let mut measured: Vec<Row> = Vec::new();
+    for &n in &args.ns {
+        let methods = methods(args, n, &sosdp);
+        for rep in 0..args.reps {
+            let seed = args.seed + n as u64 + rep as u64;
+            let case = Case {
+                label: String::new(),
+                n,
+                d: args.dim,
+                epsilon: args.epsilon,
+                radius: args.radius,
+                mean_norm: args.mean_norm,
+                corruption: if args.adversary == AdversaryName::None { 0.0 } else { args.corruption },
+                adversary: args.adversary.adversary(args.distance),
+            };
+            let (data, truth) = (case.sample(seed).data, case.mean());
+            for method in &methods {
+                bar.set_message(format!("n = {n}, rep {rep}: {}", method.name()));
+                let start = Instant::now();
+                let result = method.estimate(&data, seed);
+                let seconds = start.elapsed().as_secs_f64();
+                let (error, status) = match result {
+                    Ok(estimate) => (l2_error(&estimate, &truth), "ok".to_string()),
+                    Err(e) => (f64::NAN, e.to_string()),
+                };
+                let label = method.name();
+                if status == "ok" {
+                    match series.iter_mut().find(|s| s.label == label) {
+                        Some(s) => s.points.push((n as f64, error)),
+                        None => series.push(Series { label: label.clone(), points: vec![(n as f64, error)] }),
+                    }
+                }
+                let row = Row { method: label, privacy: method.privacy().to_string(), dim: args.dim, n, rep, seed, error, seconds, status };
+                rows.push(&row)?;
+                measured.push(row);
+                bar.inc(1);
+            }
+        }
+    }
+    bar.finish_and_clear();
+
+    let figure = Figure {
+        title: format!(
+            "l2 error against n (d = {}, eps = {}, {}% {:?})",
+            args.dim,
+            args.epsilon,
+            100.0 * args.corruption,
+            args.adversary
+        )
+        .to_lowercase(),
+        x_label: "records n".into(),
+        y_label: "l2 error of the mean".into(),
+    };
+    let [png, svg] = write_log_log(&args.out.join("accuracy"), &figure, &series).map_err(|e| CliError::Invalid(e.to_string()))?;
+    let summary = summary(args, &measured);
+    std::fs::write(args.out.join("accuracy.md"), &summary)?;
+    print!("{summary}");
+    eprintln!("wrote {}, {}, {} and {}", rows.path.display(), png.display(), svg.display(), args.out.join("accuracy.md").display());
+    Ok(())
+}
+
+/// sosdp and the baselines of MATH.md 6 for `n` records.
+fn methods(args: &AccuracyArgs, n: usize, sosdp: &PrivateMean) -> Vec<Box<dyn MeanEstimator>> {
+    vec![
+        Box::new(sosdp.clone()),
+        Box::new(EmpiricalMean),
+        Box::new(ClippedLaplaceMean::for_prior(args.epsilon, args.radius, n, args.dim)),
+        Box::new(CoordinateMedian),
+        Box::new(CoinPressMean::matching_pure(args.epsilon, args.radius)),
+        Box::new(FilterMean::new(args.corruption.max(0.01))),
+    ]
+}
+
+/// The markdown table: per method and n, the median and largest error and the median time.
+fn summary(args: &AccuracyArgs, rows: &[Row]) -> String {
+    let mut out = format!(
+        "Accuracy, d = {}, eps = {}, {} corrupted by `{:?}` at distance {}, R = {}, |mu| = {}, {} repetitions \
+         (`sosdp bench accuracy --dim {} --ns {} --epsilon {} --corruption {} --adversary {} --reps {}`)\n\n",
+        args.dim,
+        args.epsilon,
+        args.corruption,
+        args.adversary,
+        args.distance,
+        args.radius,
+        args.mean_norm,
+        args.reps,
+        args.dim,
+        args.ns.iter().map(usize::to_string).collect::<Vec<_>>().join(","),
+        args.epsilon,
+        args.corruption,
+        format!("{:?}", args.adversary).to_lowercase(),
+        args.reps,
+    );
+    out.push_str("| method | privacy | n | median error | max error | median s | failed |\n|---|---|---|---|---|---|---|\n");
+    let mut methods: Vec<&str> = Vec::new();
+    for r in rows {
+        if !methods.contains(&r.method.as_str()) {
+            methods.push(&r.method);
+        }
+    }
+    for method in methods {
+        for &n in &args.ns {
+            let here: Vec<&Row> = rows.iter().filter(|r| r.method == method && r.n == n).collect();
+            let Some(first) = here.first() else { continue };
+            let ok: Vec<&&Row> = here.iter().filter(|r| r.status == "ok").collect();
+            let errors: Vec<f64> = ok.iter().map(|r| r.error).collect();
+            let times: Vec<f64> = ok.iter().map(|r| r.seconds).collect();
+            let max = errors.iter().copied().fold(f64::NAN, f64::max);
+            let _ = writeln!(
+                out,
+                "| {method} | {} | {n} | {:.3} | {max:.3} | {:.2} | {} |",
+                first.privacy,
+                quantile(&errors, 0.5),
+                quantile(&times, 0.5),
+                here.len() - ok.len()
+            );
+        }
+    }
+    out
+}

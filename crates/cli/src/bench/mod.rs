@@ -1,0 +1,87 @@
+//! `sosdp bench`: the benchmark harness (MATH.md 6).
+//!
+//! - `score`: the fast CM backend against the clarabel reference, one JSON line;
+//! - `runtime`: time of one private-mean fit and of one score evaluation against dimension;
+//! - `accuracy`: error against n of sosdp and every baseline on the same data.
+//!
+//! `runtime` and `accuracy` write one CSV row per measurement as it finishes (so an
+//! interrupted run keeps what it measured), then a log-log plot (PNG and SVG) and a markdown
+//! summary table into the output folder.
+mod accuracy;
+mod runtime;
+mod score;
+
+pub use score::{chord_seed, median, theta_seed, unit_vector, walk_seed, ScoreBenchArgs, ScoreInstance};
+
+use crate::CliError;
+use clap::Subcommand;
+use indicatif::{ProgressBar, ProgressStyle};
+use serde::Serialize;
+use std::fs::File;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Subcommand)]
+pub enum BenchCommand {
+    /// Time the fast CM backend against the clarabel reference; prints one JSON line.
+    Score(ScoreBenchArgs),
+    /// Time one private-mean fit and one score evaluation against dimension (CSV + plot).
+    Runtime(runtime::RuntimeArgs),
+    /// Error against n for sosdp and every baseline on the same data (CSV + plot).
+    Accuracy(accuracy::AccuracyArgs),
+}
+
+pub fn run(command: &BenchCommand) -> Result<(), CliError> {
+    match command {
+        BenchCommand::Score(args) => score::run(args),
+        BenchCommand::Runtime(args) => runtime::run(args),
+        BenchCommand::Accuracy(args) => accuracy::run(args),
+    }
+}
+
+/// A CSV file of measurements, flushed after every row.
+struct Rows {
+    path: PathBuf,
+    writer: csv::Writer<File>,
+}
+
+impl Rows {
+    /// Create the output folder and `dir/name`.
+    fn create(dir: &Path, name: &str) -> Result<Self, CliError> {
+        std::fs::create_dir_all(dir)?;
+        let path = dir.join(name);
+        let writer = csv::Writer::from_path(&path).map_err(|e| CliError::Invalid(format!("cannot write {}: {e}", path.display())))?;
+        Ok(Rows { path, writer })
+    }
+
+    fn push(&mut self, row: &impl Serialize) -> Result<(), CliError> {
+        let fail = |e: String| CliError::Invalid(format!("cannot write {}: {e}", self.path.display()));
+        self.writer.serialize(row).map_err(|e| fail(e.to_string()))?;
+        self.writer.flush().map_err(|e| fail(e.to_string()))
+    }
+}
+
+/// A progress bar of `total` measurements on stderr when it is a terminal (hidden otherwise).
+fn progress(total: usize) -> ProgressBar {
+    let bar = if std::io::stderr().is_terminal() { ProgressBar::new(total as u64) } else { ProgressBar::hidden() };
+    bar.set_style(
+        ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} {msg}").unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    bar
+}
+
+/// Check that a list option is non-empty and has no zero entry.
+fn positive_list(option: &str, values: &[usize]) -> Result<(), CliError> {
+    if values.is_empty() || values.contains(&0) {
+        return Err(CliError::Invalid(format!("--{option} needs a comma-separated list of positive integers, got {values:?}")));
+    }
+    Ok(())
+}
+
+/// Check a finite positive number.
+fn positive(option: &str, value: f64) -> Result<(), CliError> {
+    if !(value.is_finite() && value > 0.0) {
+        return Err(CliError::Invalid(format!("--{option} must be a positive number, got {value}")));
+    }
+    Ok(())
+}

@@ -1,0 +1,213 @@
+//! `sosdp bench runtime`: time of one private-mean fit (MATH.md 5.1) and of one cold score
+//! evaluation (the fast CM backend, 3.2) against the dimension.
+//!
+//! The fit runs on `n` draws of `N(mu, I_d)`, `|mu| = 5`, with a fraction `--corruption`
+//! replaced by a tight cluster at distance 5 (adversary (a) of MATH.md 6), at `--epsilon`,
+//! prior radius 10 and the same corruption bound. The score evaluation is the instance of
+//! `sosdp bench score` (its own seeded data of size `n x d`), evaluated cold at one random
+//! theta near its minimiser. Each repetition draws new data.
+use super::{positive, positive_list, progress, Rows, ScoreInstance};
+use crate::CliError;
+use clap::Args;
+use serde::Serialize;
+use sosdp_eval::calibration::Case;
+use sosdp_eval::plot::{growth_exponent, write_log_log, Figure, Series};
+use sosdp_eval::{l2_error, quantile, Adversary};
+use sosdp_learn::PrivateMean;
+use sosdp_score::{FastCm, ScoreOracle};
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// Prior radius of the fits (`|mu| <= R`).
+const RADIUS: f64 = 10.0;
+/// Norm of the true mean of the fits.
+const MEAN_NORM: f64 = 5.0;
+/// Distance of the adversary's cluster.
+const CLUSTER_DISTANCE: f64 = 5.0;
+
+const FIT: &str = "private-mean fit";
+const SCORE: &str = "score evaluation (fast backend, cold)";
+
+#[derive(Debug, Args)]
+pub struct RuntimeArgs {
+    /// Dimensions, comma-separated.
+    #[arg(long, value_name = "D1,D2,..", value_delimiter = ',', default_value = "2,5,10,20,50")]
+    dims: Vec<usize>,
+    /// Number of records.
+    #[arg(long, value_name = "N")]
+    n: usize,
+    /// Repetitions per dimension (new data each time).
+    #[arg(long, value_name = "K", default_value_t = 3)]
+    reps: usize,
+    /// Output folder: runtime.csv, runtime.png, runtime.svg, runtime.md.
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+    /// Privacy parameter of the fits.
+    #[arg(long, value_name = "E", default_value_t = 1.0, allow_negative_numbers = true)]
+    epsilon: f64,
+    /// Corrupted fraction of the fit data, also the fits' corruption bound, in [0, 0.5).
+    #[arg(long, value_name = "ETA", default_value_t = 0.05, allow_negative_numbers = true)]
+    corruption: f64,
+    /// Time fits only up to this dimension (score evaluations run for every dimension).
+    #[arg(long, value_name = "D")]
+    max_fit_dim: Option<usize>,
+    /// Base seed; repetition r of dimension d uses seed + 1000 d + r.
+    #[arg(long, value_name = "S", default_value_t = 1)]
+    seed: u64,
+}
+
+/// One CSV row.
+#[derive(Debug, Serialize)]
+struct Row<'a> {
+    kind: &'a str,
+    dim: usize,
+    n: usize,
+    rep: usize,
+    seed: u64,
+    seconds: f64,
+    /// l2 error of the fit (empty for score evaluations).
+    error: Option<f64>,
+    /// "ok", or the error that stopped this measurement.
+    status: String,
+}
+
+pub fn run(args: &RuntimeArgs) -> Result<(), CliError> {
+    positive_list("dims", &args.dims)?;
+    positive("epsilon", args.epsilon)?;
+    if args.n < 2 || args.reps == 0 {
+        return Err(CliError::Invalid(format!("--n must be at least 2 and --reps at least 1, got {} and {}", args.n, args.reps)));
+    }
+    if !(0.0..0.5).contains(&args.corruption) {
+        return Err(CliError::Invalid(format!("--corruption must be in [0, 0.5), got {}", args.corruption)));
+    }
+    let fits = |d: usize| args.max_fit_dim.is_none_or(|m| d <= m);
+    for &d in args.dims.iter().filter(|&&d| fits(d)) {
+        learner(args).plan(args.n, d).map_err(|e| CliError::Invalid(format!("d = {d}, n = {}: {e}", args.n)))?;
+    }
+
+    let mut rows = Rows::create(&args.out, "runtime.csv")?;
+    let total = args.dims.iter().map(|&d| if fits(d) { 2 } else { 1 }).sum::<usize>() * args.reps;
+    let bar = progress(total);
+    let mut series = [Series { label: FIT.into(), points: vec![] }, Series { label: SCORE.into(), points: vec![] }];
+    let mut fit_errors: Vec<(usize, f64)> = Vec::new();
+    for &d in &args.dims {
+        for rep in 0..args.reps {
+            let seed = args.seed + 1000 * d as u64 + rep as u64;
+            if fits(d) {
+                bar.set_message(format!("fit d = {d}, rep {rep}"));
+                let row = fit(args, d, rep, seed);
+                if row.status == "ok" {
+                    series[0].points.push((d as f64, row.seconds));
+                    fit_errors.extend(row.error.map(|e| (d, e)));
+                }
+                rows.push(&row)?;
+                bar.inc(1);
+            }
+            bar.set_message(format!("score d = {d}, rep {rep}"));
+            let row = score(args.n, d, rep, seed);
+            if row.status == "ok" {
+                series[1].points.push((d as f64, row.seconds));
+            }
+            rows.push(&row)?;
+            bar.inc(1);
+        }
+    }
+    bar.finish_and_clear();
+
+    let summary = summary(args, &series, &fit_errors);
+    for s in &mut series {
+        s.label = match growth_exponent(&s.medians()) {
+            Some(a) => format!("{}: time ~ d^{a:.2}", s.label),
+            None => s.label.clone(),
+        };
+    }
+    let figure = Figure {
+        title: format!("sosdp runtime against dimension (n = {}, eps = {}, {}% corrupted)", args.n, args.epsilon, 100.0 * args.corruption),
+        x_label: "dimension d".into(),
+        y_label: "seconds".into(),
+    };
+    let [png, svg] = write_log_log(&args.out.join("runtime"), &figure, &series).map_err(|e| CliError::Invalid(e.to_string()))?;
+    std::fs::write(args.out.join("runtime.md"), &summary)?;
+    print!("{summary}");
+    eprintln!("wrote {}, {}, {} and {}", rows.path.display(), png.display(), svg.display(), args.out.join("runtime.md").display());
+    Ok(())
+}
+
+fn learner(args: &RuntimeArgs) -> PrivateMean {
+    PrivateMean::new(args.epsilon).radius(RADIUS).corruption(args.corruption)
+}
+
+fn fit(args: &RuntimeArgs, d: usize, rep: usize, seed: u64) -> Row<'static> {
+    let adversary = Adversary::ShiftedCluster { distance: CLUSTER_DISTANCE, axis: 0, spread: 0.1 };
+    let case = Case {
+        label: String::new(),
+        n: args.n,
+        d,
+        epsilon: args.epsilon,
+        radius: RADIUS,
+        mean_norm: MEAN_NORM,
+        corruption: args.corruption,
+        adversary,
+    };
+    let data = case.sample(seed).data;
+    let start = Instant::now();
+    let result = learner(args).seed(seed).fit(&data);
+    let seconds = start.elapsed().as_secs_f64();
+    let (error, status) = match result {
+        Ok(fit) => (Some(l2_error(&fit.estimate, &case.mean())), "ok".into()),
+        Err(e) => (None, e.to_string()),
+    };
+    Row { kind: FIT, dim: d, n: args.n, rep, seed, seconds, error, status }
+}
+
+fn score(n: usize, d: usize, rep: usize, seed: u64) -> Row<'static> {
+    let timed = || -> Result<f64, CliError> {
+        let instance = ScoreInstance::new(n, d, seed)?;
+        let theta = instance.ball_thetas(1, super::theta_seed(seed))?.remove(0);
+        let oracle = FastCm::new(instance.problem.clone());
+        let start = Instant::now();
+        oracle.evaluate(&theta)?;
+        Ok(start.elapsed().as_secs_f64())
+    };
+    let (seconds, status) = match timed() {
+        Ok(s) => (s, "ok".into()),
+        Err(e) => (f64::NAN, e.to_string()),
+    };
+    Row { kind: SCORE, dim: d, n, rep, seed, seconds, error: None, status }
+}
+
+/// The markdown table: median and largest time per (kind, d), and the fits' median error.
+fn summary(args: &RuntimeArgs, series: &[Series; 2], fit_errors: &[(usize, f64)]) -> String {
+    let mut out = format!(
+        "Runtime, n = {}, eps = {}, corruption {} (`sosdp bench runtime --dims {} --n {} --reps {} --epsilon {} --corruption {}{}`)\n\n",
+        args.n,
+        args.epsilon,
+        args.corruption,
+        args.dims.iter().map(usize::to_string).collect::<Vec<_>>().join(","),
+        args.n,
+        args.reps,
+        args.epsilon,
+        args.corruption,
+        args.max_fit_dim.map_or(String::new(), |m| format!(" --max-fit-dim {m}")),
+    );
+    out.push_str("| what | d | runs | median s | max s | median l2 error |\n|---|---|---|---|---|---|\n");
+    for s in series {
+        for &d in &args.dims {
+            let times: Vec<f64> = s.points.iter().filter(|p| p.0 == d as f64).map(|p| p.1).collect();
+            if times.is_empty() {
+                continue;
+            }
+            let errors: Vec<f64> = fit_errors.iter().filter(|e| e.0 == d && s.label == FIT).map(|e| e.1).collect();
+            let error = if errors.is_empty() { "".into() } else { format!("{:.3}", quantile(&errors, 0.5)) };
+            let max = times.iter().copied().fold(0.0, f64::max);
+            let _ = writeln!(out, "| {} | {d} | {} | {:.3} | {max:.3} | {error} |", s.label, times.len(), quantile(&times, 0.5));
+        }
+    }
+    for s in series {
+        if let Some(a) = growth_exponent(&s.medians()) {
+            let _ = writeln!(out, "\n{}: fitted growth exponent {a:.2} (least squares on log median time against log d).", s.label);
+        }
+    }
+    out
+}
