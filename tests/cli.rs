@@ -164,6 +164,94 @@ fn bench_score_rejects_bad_sizes() {
     assert_rejected(&chords("--chord-level", "-2"), "--chord-level must be positive");
 }
 
+/// The CSV rows of `path` (header excluded), split on commas.
+fn csv_rows(path: &Path) -> Vec<Vec<String>> {
+    let mut reader = csv::Reader::from_path(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    reader.records().map(|r| r.unwrap().iter().map(str::to_string).collect()).collect()
+}
+
+fn assert_plots(dir: &Path, stem: &str) {
+    for ext in ["png", "svg", "md"] {
+        let path = dir.join(format!("{stem}.{ext}"));
+        let len = std::fs::metadata(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display())).len();
+        assert!(len > 200, "{} is only {len} bytes", path.display());
+    }
+}
+
+#[test]
+fn bench_accuracy_runs_every_method_on_the_same_data() {
+    let dir = TempDir::new("accuracy");
+    let out = sosdp(&[
+        "bench", "accuracy", "--dim", "2", "--ns", "400,800", "--epsilon", "2", "--corruption", "0.05", "--adversary", "mixture",
+        "--reps", "2", "--out", dir.0.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "stderr: {}", String::from_utf8_lossy(&out.stderr));
+    let rows = csv_rows(&dir.0.join("accuracy.csv"));
+    // 6 methods x 2 sizes x 2 repetitions, all fine.
+    assert_eq!(rows.len(), 24, "{rows:?}");
+    let methods: std::collections::BTreeSet<&str> = rows.iter().map(|r| r[0].as_str()).collect();
+    assert_eq!(methods.len(), 6, "{methods:?}");
+    assert!(methods.iter().any(|m| m.starts_with("CoinPress (rho = 2 zCDP")), "{methods:?}");
+    for r in &rows {
+        let error: f64 = r[6].parse().unwrap();
+        assert!(r[8] == "ok" && error.is_finite() && error >= 0.0 && error < 5.0, "{r:?}");
+    }
+    // Same data for every method: the seed column depends on (n, rep) only.
+    for n in ["400", "800"] {
+        let seeds: std::collections::BTreeSet<&str> = rows.iter().filter(|r| r[3] == n).map(|r| r[5].as_str()).collect();
+        assert_eq!(seeds.len(), 2, "{rows:?}");
+    }
+    assert_plots(&dir.0, "accuracy");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("| SoS private mean (eps = 2) | pure eps = 2 | 800 |"), "{stdout}");
+}
+
+#[test]
+fn bench_runtime_times_fits_and_evaluations_against_dimension() {
+    let dir = TempDir::new("runtime");
+    let out = sosdp(&["bench", "runtime", "--dims", "1,2,3", "--n", "300", "--reps", "1", "--max-fit-dim", "2", "--out", dir.0.to_str().unwrap()]);
+    assert!(out.status.success(), "stderr: {}", String::from_utf8_lossy(&out.stderr));
+    let rows = csv_rows(&dir.0.join("runtime.csv"));
+    let fits = rows.iter().filter(|r| r[0] == "private-mean fit").count();
+    let scores = rows.iter().filter(|r| r[0] == "cold score evaluation (fast backend)").count();
+    assert_eq!((fits, scores), (2, 3), "{rows:?}");
+    assert!(rows.iter().all(|r| r[7] == "ok" && r[5].parse::<f64>().unwrap() > 0.0), "{rows:?}");
+    assert_plots(&dir.0, "runtime");
+    let summary = std::fs::read_to_string(dir.0.join("runtime.md")).unwrap();
+    assert!(summary.contains("fitted growth exponent"), "{summary}");
+}
+
+#[test]
+fn bench_harness_rejects_bad_settings() {
+    let dir = TempDir::new("harness-bad");
+    let out = dir.0.to_str().unwrap().to_string();
+    let accuracy = |extra: &[&str]| {
+        let mut args = vec!["bench", "accuracy", "--dim", "2", "--out", &out];
+        args.extend_from_slice(extra);
+        for (flag, default) in [("--ns", "400"), ("--epsilon", "1")] {
+            if !extra.contains(&flag) {
+                args.extend([flag, default]);
+            }
+        }
+        sosdp(&args)
+    };
+    assert_rejected(&accuracy(&["--corruption", "0.5"]), "--corruption must be in [0, 0.5)");
+    assert_rejected(&accuracy(&["--epsilon", "0"]), "--epsilon must be a positive number");
+    assert_rejected(&accuracy(&["--ns", "0,400"]), "--ns needs a comma-separated list of positive integers");
+    assert_rejected(&accuracy(&["--adversary", "alien"]), "invalid value");
+    assert_rejected(&accuracy(&["--mean-norm", "20"]), "--mean-norm must be in [0, R = 10]");
+    assert_rejected(&accuracy(&["--ns", "3"]), "n = 3");
+    let runtime = |extra: &[&str]| {
+        let mut args = vec!["bench", "runtime", "--n", "300", "--out", &out];
+        args.extend_from_slice(extra);
+        sosdp(&args)
+    };
+    assert_rejected(&runtime(&["--dims", "2,0"]), "--dims needs a comma-separated list of positive integers");
+    assert_rejected(&runtime(&["--reps", "0"]), "--reps at least 1");
+    assert_rejected(&runtime(&["--corruption", "-0.1"]), "--corruption must be in [0, 0.5)");
+    assert!(!dir.0.join("accuracy.csv").exists() && !dir.0.join("runtime.csv").exists(), "files written before validation");
+}
+
 #[test]
 fn mechanism_mean_prints_independent_releases_in_the_domain() {
     let dir = TempDir::new("mechanism");

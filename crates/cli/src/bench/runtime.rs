@@ -27,7 +27,7 @@ const MEAN_NORM: f64 = 5.0;
 const CLUSTER_DISTANCE: f64 = 5.0;
 
 const FIT: &str = "private-mean fit";
-const SCORE: &str = "score evaluation (fast backend, cold)";
+const SCORE: &str = "cold score evaluation (fast backend)";
 
 #[derive(Debug, Args)]
 pub struct RuntimeArgs {
