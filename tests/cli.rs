@@ -204,6 +204,16 @@ fn bench_accuracy_runs_every_method_on_the_same_data() {
     assert_plots(&dir.0, "accuracy");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("| SoS private mean (eps = 2) | pure eps = 2 | 800 |"), "{stdout}");
+
+    // --replot redraws from the CSV alone: the same summary, nothing rerun.
+    std::fs::remove_file(dir.0.join("accuracy.png")).unwrap();
+    let again = sosdp(&[
+        "bench", "accuracy", "--dim", "2", "--ns", "400,800", "--epsilon", "2", "--corruption", "0.05", "--adversary", "mixture",
+        "--reps", "2", "--out", dir.0.to_str().unwrap(), "--replot",
+    ]);
+    assert!(again.status.success(), "stderr: {}", String::from_utf8_lossy(&again.stderr));
+    assert_eq!(String::from_utf8_lossy(&again.stdout), stdout);
+    assert_plots(&dir.0, "accuracy");
 }
 
 #[test]

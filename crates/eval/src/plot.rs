@@ -6,6 +6,7 @@
 //! growth exponents there).
 use plotters::coord::Shift;
 use plotters::prelude::*;
+pub use plotters::chart::SeriesLabelPosition;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -35,6 +36,8 @@ pub struct Figure {
     pub title: String,
     pub x_label: String,
     pub y_label: String,
+    /// Where the legend goes (pick the corner the data leave empty).
+    pub legend: SeriesLabelPosition,
 }
 
 /// A plot that could not be drawn or written.
@@ -74,6 +77,12 @@ fn tick(v: f64) -> String {
     if text.contains('.') { text.trim_end_matches('0').trim_end_matches('.').to_string() } else { text }
 }
 
+/// Whether `v` is 1, 2 or 5 times a power of ten (the x labels kept on a dense log axis).
+fn round_tick(v: f64) -> bool {
+    let mantissa = v / 10f64.powf(v.log10().floor());
+    [1.0, 2.0, 5.0, 10.0].iter().any(|m| (mantissa - m).abs() < 1e-6 * m)
+}
+
 fn drawable(v: f64) -> bool {
     v.is_finite() && v > 0.0
 }
@@ -98,7 +107,8 @@ fn draw<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, figure: &Figure, serie
         .map_err(err)?;
     chart
         .configure_mesh()
-        .x_label_formatter(&|v| tick(*v))
+        .x_labels(30)
+        .x_label_formatter(&|v| if round_tick(*v) { tick(*v) } else { String::new() })
         .y_label_formatter(&|v| tick(*v))
         .x_desc(&figure.x_label)
         .y_desc(&figure.y_label)
@@ -118,7 +128,7 @@ fn draw<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, figure: &Figure, serie
     }
     chart
         .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
+        .position(figure.legend.clone())
         .label_font(("sans-serif", 16))
         .background_style(WHITE.mix(0.85))
         .border_style(BLACK)
@@ -144,6 +154,7 @@ mod tests {
         assert_eq!(tick(0.1234567), "0.123");
         assert_eq!(tick(2000.0), "2000");
         assert_eq!(tick(1.0), "1");
+        assert!(round_tick(2000.0) && round_tick(50.0) && round_tick(1.0) && !round_tick(3000.0) && !round_tick(7.0));
     }
 
     #[test]
@@ -160,7 +171,7 @@ mod tests {
             Series { label: "a".into(), points: vec![(1.0, 1.0), (10.0, 100.0), (10.0, 80.0)] },
             Series { label: "b".into(), points: vec![(1.0, 2.0), (10.0, 3.0)] },
         ];
-        let figure = Figure { title: "t".into(), x_label: "x".into(), y_label: "y".into() };
+        let figure = Figure { title: "t".into(), x_label: "x".into(), y_label: "y".into(), legend: SeriesLabelPosition::UpperLeft };
         let [png, svg] = write_log_log(&dir.join("p"), &figure, &series).unwrap();
         assert!(std::fs::metadata(&png).unwrap().len() > 1000);
         let text = std::fs::read_to_string(&svg).unwrap();

@@ -2,12 +2,12 @@
 //! baseline of MATH.md 6 on the same data: for each n and repetition one dataset of `n` draws
 //! of `N(mu, I_d)`, `|mu| = --mean-norm`, with a fraction `--corruption` replaced by the
 //! chosen adversary, and every method run on it.
-use super::{positive, positive_list, progress, Rows};
+use super::{positive, positive_list, progress, read_rows, Rows};
 use crate::CliError;
 use clap::{Args, ValueEnum};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use sosdp_eval::calibration::Case;
-use sosdp_eval::plot::{write_log_log, Figure, Series};
+use sosdp_eval::plot::{write_log_log, Figure, SeriesLabelPosition, Series};
 use sosdp_eval::{
     l2_error, quantile, Adversary, ClippedLaplaceMean, CoinPressMean, CoordinateMedian, EmpiricalMean, FilterMean, MeanEstimator,
 };
@@ -77,10 +77,14 @@ pub struct AccuracyArgs {
     /// Base seed; repetition r at size n uses seed + n + r.
     #[arg(long, value_name = "S", default_value_t = 1)]
     seed: u64,
+    /// Run nothing: redraw the plot and the summary from DIR/accuracy.csv of an earlier run
+    /// (pass that run's settings; they only label the outputs).
+    #[arg(long)]
+    replot: bool,
 }
 
 /// One CSV row: one method on one dataset.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, Deserialize)]
 struct Row {
     method: String,
     privacy: String,
@@ -108,6 +112,9 @@ pub fn run(args: &AccuracyArgs) -> Result<(), CliError> {
     if !(args.mean_norm.is_finite() && (0.0..=args.radius).contains(&args.mean_norm)) {
         return Err(CliError::Invalid(format!("--mean-norm must be in [0, R = {}], got {}", args.radius, args.mean_norm)));
     }
+    if args.replot {
+        return report(args, &read_rows(&args.out.join("accuracy.csv"))?);
+    }
     let sosdp = PrivateMean::new(args.epsilon).radius(args.radius).corruption(args.corruption);
     for &n in &args.ns {
         sosdp.plan(n, args.dim).map_err(|e| CliError::Invalid(format!("n = {n}: {e}")))?;
@@ -115,7 +122,6 @@ pub fn run(args: &AccuracyArgs) -> Result<(), CliError> {
 
     let mut rows = Rows::create(&args.out, "accuracy.csv")?;
     let bar = progress(args.ns.len() * args.reps * methods(args, 2, &sosdp).len());
-    let mut series: Vec<Series> = Vec::new();
     let mut measured: Vec<Row> = Vec::new();
     for &n in &args.ns {
         let methods = methods(args, n, &sosdp);
@@ -141,14 +147,7 @@ pub fn run(args: &AccuracyArgs) -> Result<(), CliError> {
                     Ok(estimate) => (l2_error(&estimate, &truth), "ok".to_string()),
                     Err(e) => (f64::NAN, e.to_string()),
                 };
-                let label = method.name();
-                if status == "ok" {
-                    match series.iter_mut().find(|s| s.label == label) {
-                        Some(s) => s.points.push((n as f64, error)),
-                        None => series.push(Series { label: label.clone(), points: vec![(n as f64, error)] }),
-                    }
-                }
-                let row = Row { method: label, privacy: method.privacy().to_string(), dim: args.dim, n, rep, seed, error, seconds, status };
+                let row = Row { method: method.name(), privacy: method.privacy().to_string(), dim: args.dim, n, rep, seed, error, seconds, status };
                 rows.push(&row)?;
                 measured.push(row);
                 bar.inc(1);
@@ -156,24 +155,32 @@ pub fn run(args: &AccuracyArgs) -> Result<(), CliError> {
         }
     }
     bar.finish_and_clear();
+    report(args, &measured)
+}
 
+/// Write the plot and the summary of `rows` into the output folder, and print the summary.
+fn report(args: &AccuracyArgs, rows: &[Row]) -> Result<(), CliError> {
+    let mut series: Vec<Series> = Vec::new();
+    for r in rows.iter().filter(|r| r.status == "ok") {
+        match series.iter_mut().find(|s| s.label == r.method) {
+            Some(s) => s.points.push((r.n as f64, r.error)),
+            None => series.push(Series { label: r.method.clone(), points: vec![(r.n as f64, r.error)] }),
+        }
+    }
     let figure = Figure {
-        title: format!(
-            "l2 error against n (d = {}, eps = {}, {}% {:?})",
-            args.dim,
-            args.epsilon,
-            100.0 * args.corruption,
-            args.adversary
-        )
-        .to_lowercase(),
+        title: match args.adversary {
+            AdversaryName::None => format!("l2 error against n (d = {}, eps = {}, clean)", args.dim, args.epsilon),
+            a => format!("l2 error against n (d = {}, eps = {}, {}% {})", args.dim, args.epsilon, 100.0 * args.corruption, format!("{a:?}").to_lowercase()),
+        },
         x_label: "records n".into(),
         y_label: "l2 error of the mean".into(),
+        legend: SeriesLabelPosition::LowerLeft,
     };
     let [png, svg] = write_log_log(&args.out.join("accuracy"), &figure, &series).map_err(|e| CliError::Invalid(e.to_string()))?;
-    let summary = summary(args, &measured);
+    let summary = summary(args, rows);
     std::fs::write(args.out.join("accuracy.md"), &summary)?;
     print!("{summary}");
-    eprintln!("wrote {}, {}, {} and {}", rows.path.display(), png.display(), svg.display(), args.out.join("accuracy.md").display());
+    eprintln!("wrote {}, {}, {} and {}", args.out.join("accuracy.csv").display(), png.display(), svg.display(), args.out.join("accuracy.md").display());
     Ok(())
 }
 
@@ -191,22 +198,25 @@ fn methods(args: &AccuracyArgs, n: usize, sosdp: &PrivateMean) -> Vec<Box<dyn Me
 
 /// The markdown table: per method and n, the median and largest error and the median time.
 fn summary(args: &AccuracyArgs, rows: &[Row]) -> String {
+    let adversary = format!("{:?}", args.adversary).to_lowercase();
+    let corruption = if args.adversary == AdversaryName::None {
+        "clean data".to_string()
+    } else {
+        format!("{}% corrupted by `{adversary}` at distance {}", 100.0 * args.corruption, args.distance)
+    };
     let mut out = format!(
-        "Accuracy, d = {}, eps = {}, {} corrupted by `{:?}` at distance {}, R = {}, |mu| = {}, {} repetitions \
-         (`sosdp bench accuracy --dim {} --ns {} --epsilon {} --corruption {} --adversary {} --reps {}`)\n\n",
+        "Accuracy, d = {}, eps = {}, {corruption}, R = {}, |mu| = {}, {} repetitions; robust methods assume corruption {} \
+         (`sosdp bench accuracy --dim {} --ns {} --epsilon {} --corruption {} --adversary {adversary} --reps {}`)\n\n",
         args.dim,
         args.epsilon,
-        args.corruption,
-        args.adversary,
-        args.distance,
         args.radius,
         args.mean_norm,
         args.reps,
+        args.corruption,
         args.dim,
         args.ns.iter().map(usize::to_string).collect::<Vec<_>>().join(","),
         args.epsilon,
         args.corruption,
-        format!("{:?}", args.adversary).to_lowercase(),
         args.reps,
     );
     out.push_str("| method | privacy | n | median error | max error | median s | failed |\n|---|---|---|---|---|---|---|\n");

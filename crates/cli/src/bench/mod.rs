@@ -61,6 +61,12 @@ impl Rows {
     }
 }
 
+/// The rows of a CSV file written by [`Rows`].
+fn read_rows<T: serde::de::DeserializeOwned>(path: &Path) -> Result<Vec<T>, CliError> {
+    let fail = |e: csv::Error| CliError::Invalid(format!("cannot read {}: {e}", path.display()));
+    csv::Reader::from_path(path).map_err(fail)?.deserialize().map(|r| r.map_err(fail)).collect()
+}
+
 /// A progress bar of `total` measurements on stderr when it is a terminal (hidden otherwise).
 fn progress(total: usize) -> ProgressBar {
     let bar = if std::io::stderr().is_terminal() { ProgressBar::new(total as u64) } else { ProgressBar::hidden() };

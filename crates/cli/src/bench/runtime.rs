@@ -11,7 +11,7 @@ use crate::CliError;
 use clap::Args;
 use serde::Serialize;
 use sosdp_eval::calibration::Case;
-use sosdp_eval::plot::{growth_exponent, write_log_log, Figure, Series};
+use sosdp_eval::plot::{growth_exponent, write_log_log, Figure, SeriesLabelPosition, Series};
 use sosdp_eval::{l2_error, quantile, Adversary};
 use sosdp_learn::PrivateMean;
 use sosdp_score::{FastCm, ScoreOracle};
@@ -126,6 +126,7 @@ pub fn run(args: &RuntimeArgs) -> Result<(), CliError> {
         title: format!("sosdp runtime against dimension (n = {}, eps = {}, {}% corrupted)", args.n, args.epsilon, 100.0 * args.corruption),
         x_label: "dimension d".into(),
         y_label: "seconds".into(),
+        legend: SeriesLabelPosition::UpperLeft,
     };
     let [png, svg] = write_log_log(&args.out.join("runtime"), &figure, &series).map_err(|e| CliError::Invalid(e.to_string()))?;
     std::fs::write(args.out.join("runtime.md"), &summary)?;

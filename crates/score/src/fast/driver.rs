@@ -144,7 +144,9 @@ impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
             let reduced = set.reduce(full);
             let fold_cost = full.cost_a * set.folded_mass();
             let a0: Vec<f64> = reduced.upper.iter().map(|u| 0.5 * u).collect();
+            let tclk = std::time::Instant::now();
             let sol = ipm::solve(&reduced, &a0, self.t0, &tolerance, |p| stop(p, fold_cost));
+            if std::env::var_os("SOSDP_TRACE").is_some() { eprintln!("TRACE round {round} n {n} free {} folded {} dropped {} iters {} term {:?} pobj {:.6e} dobj {:.6e} {:.3}s", reduced.upper.len(), set.count(Status::Upper), set.count(Status::Lower), sol.iterations, sol.termination, sol.primal_objective + fold_cost, sol.dual_objective + fold_cost, tclk.elapsed().as_secs_f64()); }
             stats.iterations += sol.iterations;
             stats.rounds += 1;
             stats.free = reduced.upper.len();
@@ -154,21 +156,48 @@ impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
                 return Some((result, set, sol, stats));
             }
             let m = margins(full, &sol.block_duals, &sol.row_duals);
-            let contradicted = set.status().iter().zip(&m).any(|(s, &mi)| contradicts(*s, mi));
-            if contradicted {
-                // Later repairs only free the contradicted weights, so that the free set grows
-                // and the rounds cannot cycle.
-                let fresh = if round == 0 { classify(&m, self.settings.margin) } else { set.status().to_vec() };
-                let status = fresh
-                    .into_iter()
-                    .zip(set.status())
-                    .zip(&m)
-                    .map(|((fresh, old), &mi)| if contradicts(*old, mi) { Status::Free } else { fresh })
-                    .collect();
+            let mut contradicted: Vec<usize> = (0..n).filter(|&i| contradicts(set.status()[i], m[i])).collect();
+            if std::env::var_os("SOSDP_TRACE").is_some() { let nb = m.iter().filter(|x| x.abs() <= self.settings.margin).count(); eprintln!("TRACE   contradicted {}, |margin|<=delta {nb}", contradicted.len()); }
+            if !contradicted.is_empty() {
+                // Later repairs only free contradicted weights, so that the free set grows and
+                // the rounds cannot cycle. At most `repair_budget` of them per round, the most
+                // contradicted first: a reduced problem whose fold is far off (a warm start
+                // after a large move) has a dual that contradicts a large share of the
+                // weights, most of which the next, better dual confirms; freeing them all
+                // made reduced problems of half the weights (cost `N m^2` per iteration).
+                let budget = repair_budget(full, stats.free);
+                if contradicted.len() > budget {
+                    contradicted.sort_by(|&i, &j| m[j].abs().total_cmp(&m[i].abs()));
+                    contradicted.truncate(budget);
+                }
+                let mut status = if round == 0 {
+                    // The first repair re-derives the other statuses from this dual.
+                    classify(&m, self.settings.margin)
+                        .into_iter()
+                        .zip(set.status())
+                        .zip(&m)
+                        .map(|((fresh, &old), &mi)| if contradicts(old, mi) { old } else { fresh })
+                        .collect()
+                } else {
+                    set.status().to_vec()
+                };
+                for &i in &contradicted {
+                    status[i] = Status::Free;
+                }
                 set.update(full, status);
                 set.set_margins(m);
             } else if matches!(sol.termination, Termination::Converged | Termination::Stopped) {
                 tolerance.gap_tol *= 0.01;
+            } else if sol.termination == Termination::Stalled
+                && classify(&m, self.settings.margin).iter().filter(|s| **s == Status::Free).count() < stats.free
+            {
+                // The method stalled on a large reduced problem (its Newton systems lose
+                // accuracy) at an accurate iterate whose dual contradicts no status: that dual
+                // classifies the weights well, and the smaller problem it leaves free is
+                // solved accurately. (Freeing every weight instead made the next round the
+                // full problem.)
+                set.update(full, classify(&m, self.settings.margin));
+                set.set_margins(m);
             } else {
                 set.update(full, vec![Status::Free; n]);
             }
@@ -176,6 +205,16 @@ impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
         None
     }
 }
+
+/// Largest number of contradicted weights one repair round frees: twice the free weights of
+/// the round, and at least the rank `m` of the Newton system's low-rank part (below it an
+/// iteration costs about the same) and [`MIN_REPAIR`].
+fn repair_budget(full: &Problem, free: usize) -> usize {
+    let m: usize = full.blocks.iter().filter(|b| b.has_weights()).map(|b| b.constant.nrows() * (b.constant.nrows() + 1) / 2).sum();
+    (2 * free).max(m).max(MIN_REPAIR)
+}
+/// Floor of [`repair_budget`].
+const MIN_REPAIR: usize = 256;
 
 /// If the fold alone makes the reduced problem infeasible (`reduced_ok` fails), free the
 /// folded weights with the smallest margins, a share that doubles (from 1/64 of the folded
