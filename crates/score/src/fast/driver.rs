@@ -121,9 +121,11 @@ struct Rounds<'p, 'a, F: Fn(&Problem) -> bool> {
 impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
     /// Each round solves the reduced problem of `set` and hands the expanded weights and the
     /// solution to `accept`; when it declines, the statuses the round's dual contradicts are
-    /// freed (the first repair re-derives all statuses from that dual), or, if none is
-    /// contradicted, the next round solves more tightly. The last round solves the full
-    /// problem. `stop(progress, fold_cost)` may end an IPM solve early.
+    /// freed, the most contradicted first and at most [`repair_budget`] of them (the first
+    /// repair re-derives all other statuses from that dual), or, if none is contradicted, the
+    /// next round solves more tightly (after a stalled solve: on the free set of its dual).
+    /// The last round solves the full problem. `stop(progress, fold_cost)` may end an IPM
+    /// solve early.
     fn run<R>(
         &self,
         mut set: ActiveSet,
@@ -134,6 +136,7 @@ impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
         let n = full.upper.len();
         let mut stats = EvalStats::default();
         let mut tolerance = self.tolerance.clone();
+        let mut late_left = LATE_REDERIVE;
         for round in 0..self.settings.max_rounds {
             if round + 1 == self.settings.max_rounds && set.count(Status::Free) < n {
                 set.update(full, vec![Status::Free; n]);
@@ -144,9 +147,7 @@ impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
             let reduced = set.reduce(full);
             let fold_cost = full.cost_a * set.folded_mass();
             let a0: Vec<f64> = reduced.upper.iter().map(|u| 0.5 * u).collect();
-            let tclk = std::time::Instant::now();
             let sol = ipm::solve(&reduced, &a0, self.t0, &tolerance, |p| stop(p, fold_cost));
-            if std::env::var_os("SOSDP_TRACE").is_some() { eprintln!("TRACE round {round} n {n} free {} folded {} dropped {} iters {} term {:?} pobj {:.6e} dobj {:.6e} {:.3}s", reduced.upper.len(), set.count(Status::Upper), set.count(Status::Lower), sol.iterations, sol.termination, sol.primal_objective + fold_cost, sol.dual_objective + fold_cost, tclk.elapsed().as_secs_f64()); }
             stats.iterations += sol.iterations;
             stats.rounds += 1;
             stats.free = reduced.upper.len();
@@ -157,27 +158,32 @@ impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
             }
             let m = margins(full, &sol.block_duals, &sol.row_duals);
             let mut contradicted: Vec<usize> = (0..n).filter(|&i| contradicts(set.status()[i], m[i])).collect();
-            if std::env::var_os("SOSDP_TRACE").is_some() { let nb = m.iter().filter(|x| x.abs() <= self.settings.margin).count(); eprintln!("TRACE   contradicted {}, |margin|<=delta {nb}", contradicted.len()); }
+            let fresh = classify(&m, self.settings.margin);
+            let fresh_free = fresh.iter().filter(|s| **s == Status::Free).count();
+            let accurate = matches!(sol.termination, Termination::Converged | Termination::Stopped | Termination::Stalled);
             if !contradicted.is_empty() {
-                // Later repairs only free contradicted weights, so that the free set grows and
-                // the rounds cannot cycle. At most `repair_budget` of them per round, the most
-                // contradicted first: a reduced problem whose fold is far off (a warm start
-                // after a large move) has a dual that contradicts a large share of the
-                // weights, most of which the next, better dual confirms; freeing them all
-                // made reduced problems of half the weights (cost `N m^2` per iteration).
+                // Repairs free contradicted weights; at most `repair_budget` of them per round,
+                // the most contradicted first: a reduced problem whose fold is far off (a warm
+                // start after a large move) has a dual that contradicts a large share of the
+                // weights, most of which the next, better dual confirms; freeing them all made
+                // reduced problems of half the weights (cost `N m^2` per iteration).
                 let budget = repair_budget(full, stats.free);
                 if contradicted.len() > budget {
                     contradicted.sort_by(|&i, &j| m[j].abs().total_cmp(&m[i].abs()));
                     contradicted.truncate(budget);
                 }
-                let mut status = if round == 0 {
-                    // The first repair re-derives the other statuses from this dual.
-                    classify(&m, self.settings.margin)
-                        .into_iter()
-                        .zip(set.status())
-                        .zip(&m)
-                        .map(|((fresh, &old), &mi)| if contradicts(old, mi) { old } else { fresh })
-                        .collect()
+                // The first repair re-derives the other statuses from this dual; later repairs
+                // only free weights, so that the free set grows and the rounds cannot cycle,
+                // except (at most `LATE_REDERIVE` times) when an accurate dual would at least
+                // halve the free set (after a far-off fold, weights freed early are decided
+                // again).
+                let rederive = round == 0
+                    || (late_left > 0 && accurate && 2 * (fresh_free + contradicted.len()) <= stats.free);
+                if round > 0 && rederive {
+                    late_left -= 1;
+                }
+                let mut status = if rederive {
+                    fresh.into_iter().zip(set.status()).zip(&m).map(|((fresh, &old), &mi)| if contradicts(old, mi) { old } else { fresh }).collect()
                 } else {
                     set.status().to_vec()
                 };
@@ -188,15 +194,14 @@ impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
                 set.set_margins(m);
             } else if matches!(sol.termination, Termination::Converged | Termination::Stopped) {
                 tolerance.gap_tol *= 0.01;
-            } else if sol.termination == Termination::Stalled
-                && classify(&m, self.settings.margin).iter().filter(|s| **s == Status::Free).count() < stats.free
-            {
+            } else if sol.termination == Termination::Stalled && late_left > 0 && fresh_free < stats.free {
                 // The method stalled on a large reduced problem (its Newton systems lose
                 // accuracy) at an accurate iterate whose dual contradicts no status: that dual
                 // classifies the weights well, and the smaller problem it leaves free is
                 // solved accurately. (Freeing every weight instead made the next round the
                 // full problem.)
-                set.update(full, classify(&m, self.settings.margin));
+                late_left -= 1;
+                set.update(full, fresh);
                 set.set_margins(m);
             } else {
                 set.update(full, vec![Status::Free; n]);
@@ -206,12 +211,14 @@ impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
     }
 }
 
+/// Rounds after the first whose dual may re-derive all statuses (see [`Rounds::run`]).
+const LATE_REDERIVE: usize = 2;
+
 /// Largest number of contradicted weights one repair round frees: twice the free weights of
 /// the round, and at least the rank `m` of the Newton system's low-rank part (below it an
 /// iteration costs about the same) and [`MIN_REPAIR`].
 fn repair_budget(full: &Problem, free: usize) -> usize {
-    let m: usize = full.blocks.iter().filter(|b| b.has_weights()).map(|b| b.constant.nrows() * (b.constant.nrows() + 1) / 2).sum();
-    (2 * free).max(m).max(MIN_REPAIR)
+    (2 * free).max(low_rank(full)).max(MIN_REPAIR)
 }
 /// Floor of [`repair_budget`].
 const MIN_REPAIR: usize = 256;
@@ -276,9 +283,36 @@ pub fn cold_set(full: &Problem, settings: &FastSettings, reduced_ok: &impl Fn(&P
         return ActiveSet::all_free(full);
     };
     let m = margins(full, &sol.block_duals, &sol.row_duals);
-    let mut set = ActiveSet::with_status(full, classify(&m, settings.cold_margin));
+    let mut status = classify(&m, settings.cold_margin);
+    let mut free: Vec<usize> = (0..n).filter(|&i| status[i] == Status::Free).collect();
+    let cap = cold_cap(full);
+    if free.len() > cap {
+        // At large D the subsample's dual leaves a third of the weights within the cold
+        // margin (16000 of 50000 at D = 50, m = 1326: ~1 s per iteration, and the method
+        // stalls); only the `cap` least decided stay free, the repair rounds free the others
+        // that the dual of the reduced problem contradicts.
+        free.sort_by(|&i, &j| m[i].abs().total_cmp(&m[j].abs()));
+        for &i in &free[cap..] {
+            status[i] = if m[i] > 0.0 { Status::Upper } else { Status::Lower };
+        }
+    }
+    let mut set = ActiveSet::with_status(full, status);
     set.set_margins(m);
     set
+}
+
+/// Most weights a cold set leaves free: `n / 16`, at least four times the rank `m` of the
+/// Newton system's low-rank part and [`MIN_COLD_FREE`].
+fn cold_cap(full: &Problem) -> usize {
+    (full.upper.len() / 16).max(4 * low_rank(full)).max(MIN_COLD_FREE)
+}
+/// Floor of [`cold_cap`].
+const MIN_COLD_FREE: usize = 4096;
+
+/// The rank `m = sum_b p_b (p_b + 1) / 2` of the low-rank part of the Newton system's weight
+/// block (blocks with weights).
+fn low_rank(full: &Problem) -> usize {
+    full.blocks.iter().filter(|b| b.has_weights()).map(|b| b.constant.nrows() * (b.constant.nrows() + 1) / 2).sum()
 }
 /// Ratio of consecutive subsample sizes in the cold start's cascade.
 const CASCADE: usize = 8;

@@ -583,8 +583,7 @@ impl Normal {
     fn solve(&self, ra: &[f64], rt: &[f64]) -> XVec {
         let mut x = self.solve_once(ra, rt);
         let norm = ra.iter().chain(rt).fold(0.0f64, |m, v| m.max(v.abs()));
-        for _step in 0..8 {
-            if _step == 7 && std::env::var("SOSDP_TRACE").is_ok_and(|v| v == "2") { eprintln!("TRACE2 refinement cap"); }
+        for _ in 0..8 {
             let mx = self.apply(&x);
             let res_a: Vec<f64> = ra.iter().zip(&mx.a).map(|(r, m)| r - m).collect();
             let res_t: Vec<f64> = rt.iter().zip(&mx.t).map(|(r, m)| r - m).collect();
@@ -672,7 +671,6 @@ pub fn solve(
             termination = Termination::NumericalError;
             break;
         }
-        if std::env::var("SOSDP_TRACE").is_ok_and(|v| v == "2") { eprintln!("TRACE2 n {} iter {iter} gap {gap:.3e} pobj {pobj:.6e} dobj {dobj:.6e} rp {res_p:.2e} rd {res_d:.2e}", problem.n()); }
         let accurate = res_p <= settings.feas_tol && res_d <= settings.feas_tol;
         if accurate && gap <= settings.gap_tol {
             termination = Termination::Converged;
