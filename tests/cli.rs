@@ -229,6 +229,9 @@ fn bench_runtime_times_fits_and_evaluations_against_dimension() {
     assert_plots(&dir.0, "runtime");
     let summary = std::fs::read_to_string(dir.0.join("runtime.md")).unwrap();
     assert!(summary.contains("fitted growth exponent"), "{summary}");
+    let again = sosdp(&["bench", "runtime", "--dims", "1,2,3", "--n", "300", "--reps", "1", "--max-fit-dim", "2", "--out", dir.0.to_str().unwrap(), "--replot"]);
+    assert!(again.status.success(), "stderr: {}", String::from_utf8_lossy(&again.stderr));
+    assert_eq!(String::from_utf8_lossy(&again.stdout), summary);
 }
 
 #[test]

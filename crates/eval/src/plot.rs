@@ -96,7 +96,13 @@ fn log_range(values: impl Iterator<Item = f64>, pad: f64) -> std::ops::Range<f64
 fn draw<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, figure: &Figure, series: &[Series]) -> Result<(), String> {
     let err = |e: DrawingAreaErrorKind<DB::ErrorType>| format!("{e:?}");
     root.fill(&WHITE).map_err(err)?;
-    let xs = log_range(series.iter().flat_map(|s| s.points.iter().map(|p| p.0)), 1.15);
+    let mut xs = log_range(series.iter().flat_map(|s| s.points.iter().map(|p| p.0)), 1.15);
+    // plotters labels a log axis from the first power of ten in range: start the x axis at
+    // the power of ten below the data unless the data start near it.
+    let decade = 10f64.powf((xs.start * 1.15).log10().floor());
+    if xs.start * 1.15 / decade >= 1.5 {
+        xs.start = decade;
+    }
     let ys = log_range(series.iter().flat_map(|s| s.points.iter().map(|p| p.1)), 1.6);
     let mut chart = ChartBuilder::on(&root)
         .caption(&figure.title, ("sans-serif", 24))

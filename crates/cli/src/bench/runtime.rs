@@ -6,10 +6,10 @@
 //! prior radius 10 and the same corruption bound. The score evaluation is the instance of
 //! `sosdp bench score` (its own seeded data of size `n x d`), evaluated cold at one random
 //! theta near its minimiser. Each repetition draws new data.
-use super::{positive, positive_list, progress, Rows, ScoreInstance};
+use super::{positive, positive_list, progress, read_rows, Rows, ScoreInstance};
 use crate::CliError;
 use clap::Args;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use sosdp_eval::calibration::Case;
 use sosdp_eval::plot::{growth_exponent, write_log_log, Figure, SeriesLabelPosition, Series};
 use sosdp_eval::{l2_error, quantile, Adversary};
@@ -55,12 +55,16 @@ pub struct RuntimeArgs {
     /// Base seed; repetition r of dimension d uses seed + 1000 d + r.
     #[arg(long, value_name = "S", default_value_t = 1)]
     seed: u64,
+    /// Run nothing: redraw the plot and the summary from DIR/runtime.csv of an earlier run
+    /// (pass that run's settings; they only label the outputs).
+    #[arg(long)]
+    replot: bool,
 }
 
 /// One CSV row.
-#[derive(Debug, Serialize)]
-struct Row<'a> {
-    kind: &'a str,
+#[derive(Debug, Serialize, Deserialize)]
+struct Row {
+    kind: String,
     dim: usize,
     n: usize,
     rep: usize,
@@ -81,6 +85,9 @@ pub fn run(args: &RuntimeArgs) -> Result<(), CliError> {
     if !(0.0..0.5).contains(&args.corruption) {
         return Err(CliError::Invalid(format!("--corruption must be in [0, 0.5), got {}", args.corruption)));
     }
+    if args.replot {
+        return report(args, &read_rows(&args.out.join("runtime.csv"))?);
+    }
     let fits = |d: usize| args.max_fit_dim.is_none_or(|m| d <= m);
     for &d in args.dims.iter().filter(|&&d| fits(d)) {
         learner(args).plan(args.n, d).map_err(|e| CliError::Invalid(format!("d = {d}, n = {}: {e}", args.n)))?;
@@ -89,32 +96,33 @@ pub fn run(args: &RuntimeArgs) -> Result<(), CliError> {
     let mut rows = Rows::create(&args.out, "runtime.csv")?;
     let total = args.dims.iter().map(|&d| if fits(d) { 2 } else { 1 }).sum::<usize>() * args.reps;
     let bar = progress(total);
-    let mut series = [Series { label: FIT.into(), points: vec![] }, Series { label: SCORE.into(), points: vec![] }];
-    let mut fit_errors: Vec<(usize, f64)> = Vec::new();
+    let mut measured = Vec::new();
     for &d in &args.dims {
         for rep in 0..args.reps {
             let seed = args.seed + 1000 * d as u64 + rep as u64;
             if fits(d) {
                 bar.set_message(format!("fit d = {d}, rep {rep}"));
                 let row = fit(args, d, rep, seed);
-                if row.status == "ok" {
-                    series[0].points.push((d as f64, row.seconds));
-                    fit_errors.extend(row.error.map(|e| (d, e)));
-                }
                 rows.push(&row)?;
+                measured.push(row);
                 bar.inc(1);
             }
             bar.set_message(format!("score d = {d}, rep {rep}"));
             let row = score(args.n, d, rep, seed);
-            if row.status == "ok" {
-                series[1].points.push((d as f64, row.seconds));
-            }
             rows.push(&row)?;
+            measured.push(row);
             bar.inc(1);
         }
     }
     bar.finish_and_clear();
+    report(args, &measured)
+}
 
+/// Write the plot and the summary of `rows` into the output folder, and print the summary.
+fn report(args: &RuntimeArgs, rows: &[Row]) -> Result<(), CliError> {
+    let ok = |kind: &'static str| rows.iter().filter(move |r| r.kind == kind && r.status == "ok");
+    let mut series = [FIT, SCORE].map(|kind| Series { label: kind.into(), points: ok(kind).map(|r| (r.dim as f64, r.seconds)).collect() });
+    let fit_errors: Vec<(usize, f64)> = ok(FIT).filter_map(|r| r.error.map(|e| (r.dim, e))).collect();
     let summary = summary(args, &series, &fit_errors);
     for s in &mut series {
         s.label = match growth_exponent(&s.medians()) {
@@ -131,7 +139,7 @@ pub fn run(args: &RuntimeArgs) -> Result<(), CliError> {
     let [png, svg] = write_log_log(&args.out.join("runtime"), &figure, &series).map_err(|e| CliError::Invalid(e.to_string()))?;
     std::fs::write(args.out.join("runtime.md"), &summary)?;
     print!("{summary}");
-    eprintln!("wrote {}, {}, {} and {}", rows.path.display(), png.display(), svg.display(), args.out.join("runtime.md").display());
+    eprintln!("wrote {}, {}, {} and {}", args.out.join("runtime.csv").display(), png.display(), svg.display(), args.out.join("runtime.md").display());
     Ok(())
 }
 
@@ -139,7 +147,7 @@ fn learner(args: &RuntimeArgs) -> PrivateMean {
     PrivateMean::new(args.epsilon).radius(RADIUS).corruption(args.corruption)
 }
 
-fn fit(args: &RuntimeArgs, d: usize, rep: usize, seed: u64) -> Row<'static> {
+fn fit(args: &RuntimeArgs, d: usize, rep: usize, seed: u64) -> Row {
     let adversary = Adversary::ShiftedCluster { distance: CLUSTER_DISTANCE, axis: 0, spread: 0.1 };
     let case = Case {
         label: String::new(),
@@ -159,10 +167,10 @@ fn fit(args: &RuntimeArgs, d: usize, rep: usize, seed: u64) -> Row<'static> {
         Ok(fit) => (Some(l2_error(&fit.estimate, &case.mean())), "ok".into()),
         Err(e) => (None, e.to_string()),
     };
-    Row { kind: FIT, dim: d, n: args.n, rep, seed, seconds, error, status }
+    Row { kind: FIT.into(), dim: d, n: args.n, rep, seed, seconds, error, status }
 }
 
-fn score(n: usize, d: usize, rep: usize, seed: u64) -> Row<'static> {
+fn score(n: usize, d: usize, rep: usize, seed: u64) -> Row {
     let timed = || -> Result<f64, CliError> {
         let instance = ScoreInstance::new(n, d, seed)?;
         let theta = instance.ball_thetas(1, super::theta_seed(seed))?.remove(0);
@@ -175,7 +183,7 @@ fn score(n: usize, d: usize, rep: usize, seed: u64) -> Row<'static> {
         Ok(s) => (s, "ok".into()),
         Err(e) => (f64::NAN, e.to_string()),
     };
-    Row { kind: SCORE, dim: d, n, rep, seed, seconds, error: None, status }
+    Row { kind: SCORE.into(), dim: d, n, rep, seed, seconds, error: None, status }
 }
 
 /// The markdown table: median and largest time per (kind, d), and the fits' median error.
