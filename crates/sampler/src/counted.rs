@@ -85,9 +85,9 @@ impl<O: ScoreOracle + ?Sized> ScoreOracle for Counted<'_, O> {
         timed(&self.nanos[0], || self.oracle.evaluate(theta))
     }
 
-    fn member(&self, theta: &[f64], level: f64) -> Result<bool, ScoreError> {
+    fn member_eval(&self, theta: &[f64], level: f64) -> Result<ScoreEval, ScoreError> {
         self.memberships.fetch_add(1, Ordering::Relaxed);
-        timed(&self.nanos[1], || self.oracle.member(theta, level))
+        timed(&self.nanos[1], || self.oracle.member_eval(theta, level))
     }
 
     fn chord(&self, x: &[f64], u: &[f64], level: f64, range: (f64, f64), tol: f64) -> Result<Chord, ScoreError> {

@@ -16,6 +16,7 @@ use crate::levels::Levels;
 use crate::mechanism::LineMove;
 use crate::SamplerError;
 use rand::Rng;
+use sosdp_score::membership::member_from_bracket;
 use sosdp_score::ScoreOracle;
 use std::cell::Cell;
 use std::time::Instant;
@@ -38,15 +39,14 @@ pub struct Target<'a, O: ?Sized, D> {
     costs: Cell<IndexCosts>,
 }
 
-/// Running means (factor 0.9) of the seconds per evaluation and per membership query, and of
-/// the gap `upper - index`. The rule: descend when `member (gap + 1) < evaluate`, evaluate
-/// while the membership cost is unknown; every 25th call (from the 4th) takes the other way, so
-/// both costs stay measured as the chain moves.
+/// Running means (factor 0.9) of the seconds one index takes by each way. The rule: descend
+/// when a descent has been cheaper than an evaluation, evaluate while the descent's cost is
+/// unknown; every 25th call (from the 4th) takes the other way, so both costs stay measured
+/// as the chain moves.
 #[derive(Clone, Copy, Debug, Default)]
 struct IndexCosts {
     evaluate: f64,
-    member: f64,
-    gap: f64,
+    descent: f64,
     calls: usize,
 }
 
@@ -56,17 +56,17 @@ impl IndexCosts {
     }
 
     fn descend(&self) -> bool {
-        let rule = self.member > 0.0 && self.member * (self.gap + 1.0) < self.evaluate;
+        let rule = self.descent > 0.0 && self.descent < self.evaluate;
         if self.calls % 25 == 3 { !rule } else { rule }
     }
 
-    fn observe(self, descent: bool, seconds_per_query: f64, gap: f64) -> Self {
-        let (evaluate, member) = if descent {
-            (self.evaluate, Self::mean(self.member, seconds_per_query))
+    fn observe(self, descent: bool, seconds: f64) -> Self {
+        let (evaluate, descended) = if descent {
+            (self.evaluate, Self::mean(self.descent, seconds))
         } else {
-            (Self::mean(self.evaluate, seconds_per_query), self.member)
+            (Self::mean(self.evaluate, seconds), self.descent)
         };
-        IndexCosts { evaluate, member, gap: Self::mean(self.gap, gap), calls: self.calls + 1 }
+        IndexCosts { evaluate, descent: descended, calls: self.calls + 1 }
     }
 }
 
@@ -89,23 +89,40 @@ impl<'a, O: ScoreOracle + Sync + ?Sized, D: Domain> Target<'a, O, D> {
     ///   `lower`, `score <= l_j` in between), so the index is the first grid level at or
     ///   above the returned score;
     /// - a descent of membership queries at `upper - 1, upper - 2, ...` until a NO, each
-    ///   stopping as soon as its bracket decides (cheap when the score is far from the level).
+    ///   stopping as soon as its bracket decides (cheap when the score is far from the level);
+    ///   a YES whose certified upper end `u` lies below the queried level also places `theta`
+    ///   in every body at or above `u`, so the descent continues below the first grid level
+    ///   at or above `u` (the same answer, fewer queries).
     pub fn index_below(&self, theta: &[f64], upper: i64) -> Result<i64, SamplerError> {
         let upper = upper.min(self.top);
         let costs = self.costs.get();
         let descent = costs.descend();
         let clock = Instant::now();
-        let (j, queries) = if descent {
-            let mut j = upper;
-            while self.oracle.member(theta, self.levels.level(j - 1))? {
-                j -= 1;
-            }
-            (j, (upper - j + 1) as f64)
-        } else {
-            (self.levels.index(self.oracle.evaluate(theta)?.score).min(upper), 1.0)
-        };
-        self.costs.set(costs.observe(descent, clock.elapsed().as_secs_f64() / queries, (upper - j) as f64));
+        let j = if descent { self.index_by_descent(theta, upper)? } else { self.index_by_evaluation(theta, upper)? };
+        self.costs.set(costs.observe(descent, clock.elapsed().as_secs_f64()));
         Ok(j)
+    }
+
+    /// [`Self::index_below`] by one evaluation.
+    pub fn index_by_evaluation(&self, theta: &[f64], upper: i64) -> Result<i64, SamplerError> {
+        Ok(self.levels.index(self.oracle.evaluate(theta)?.score).min(upper.min(self.top)))
+    }
+
+    /// [`Self::index_below`] by the membership descent, skipping the levels a YES answer's
+    /// certified upper end already decides.
+    pub fn index_by_descent(&self, theta: &[f64], upper: i64) -> Result<i64, SamplerError> {
+        let mut j = upper.min(self.top);
+        loop {
+            let level = self.levels.level(j - 1);
+            let eval = self.oracle.member_eval(theta, level)?;
+            if !member_from_bracket(&eval, level) {
+                return Ok(j);
+            }
+            j -= 1;
+            if eval.upper.is_finite() {
+                j = j.min(self.levels.index(eval.upper));
+            }
+        }
     }
 
     /// The score at `theta` (one evaluation).

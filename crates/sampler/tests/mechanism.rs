@@ -247,3 +247,43 @@ fn release_validates_and_records() {
         assert_eq!(r.record.layer_cake.is_some(), kind == SamplerKind::LayerCake);
     }
 }
+
+/// The membership descent (with its jumps over the levels a certified upper end decides) and
+/// one evaluation give the same level index, and the jumps save queries.
+#[test]
+fn level_index_by_descent_matches_evaluation() {
+    use rand::RngExt;
+    use sosdp_sampler::counted::Counted;
+    let (n, d) = (400, 3);
+    let x = data(11, n, d);
+    let o = oracle(&x);
+    let counted = Counted::new(&o);
+    let dom = domain(d);
+    let levels = Levels::with_offset(0.37);
+    let target = Target::new(&counted, &dom, levels, 0.25, Directions::Isotropic, LineMove::Shrinkage);
+    let mut r = rng(12);
+    let (mut compared, mut levels_descended, mut near) = (0, 0, 0);
+    while compared < 60 {
+        let theta: Vec<f64> = (0..d).map(|_| 0.6 * (2.0 * r.random::<f64>() - 1.0)).collect();
+        if !dom.contains(&theta).unwrap() {
+            continue;
+        }
+        let score = o.evaluate(&theta).unwrap().score;
+        let exact = levels.index(score);
+        let upper = exact + r.random_range(0..12);
+        let by_descent = target.index_by_descent(&theta, upper).unwrap();
+        let by_evaluation = target.index_by_evaluation(&theta, upper).unwrap();
+        // A score within the oracle's slack of a level may land on either side.
+        if (score - levels.level(exact)).abs() < 1e-2 || (score - levels.level(exact - 1)).abs() < 1e-2 {
+            near += 1;
+            assert!((by_descent - by_evaluation).abs() <= 1, "{by_descent} vs {by_evaluation} at score {score}");
+        } else {
+            assert_eq!(by_descent, by_evaluation, "score {score}, upper {upper}");
+        }
+        levels_descended += upper.min(target.top) - by_descent;
+        compared += 1;
+    }
+    let queries = counted.calls().memberships as i64;
+    // Without jumps the descent asks one query per level descended plus the final NO.
+    assert!(queries < levels_descended + compared as i64, "{queries} queries for {levels_descended} levels ({near} near a level)");
+}

@@ -55,9 +55,19 @@ pub trait ScoreOracle {
     /// Evaluate the score at `theta` with a certified bracket.
     fn evaluate(&self, theta: &[f64]) -> Result<ScoreEval, ScoreError>;
     /// Weak membership "is the score at `theta` at most `level`?" with the tolerance of
-    /// [`crate::membership`]. Backends override it to stop as soon as the bracket decides.
+    /// [`crate::membership`]: [`crate::membership::member_from_bracket`] of
+    /// [`ScoreOracle::member_eval`].
     fn member(&self, theta: &[f64], level: f64) -> Result<bool, ScoreError> {
-        Ok(crate::membership::member_from_bracket(&self.evaluate(theta)?, level))
+        Ok(crate::membership::member_from_bracket(&self.member_eval(theta, level)?, level))
+    }
+
+    /// The certified bracket that decides membership at `level`: a full evaluation by
+    /// default; backends override it to stop as soon as the bracket decides. The bracket is
+    /// certified whatever its width, so a YES answer with upper end `u` also answers YES at
+    /// every level at or above `u` (the sampler's level descent skips those levels).
+    fn member_eval(&self, theta: &[f64], level: f64) -> Result<ScoreEval, ScoreError> {
+        let _ = level;
+        self.evaluate(theta)
     }
 
     /// The chord of the level body `{score <= level}` through `x` (assumed inside) along

@@ -239,9 +239,8 @@ impl ScoreOracle for FastCm {
         Ok(self.evaluate_detailed(theta, None)?.0)
     }
 
-    fn member(&self, theta: &[f64], level: f64) -> Result<bool, ScoreError> {
-        let (eval, _) = self.evaluate_detailed(theta, Some(level))?;
-        Ok(crate::membership::member_from_bracket(&eval, level))
+    fn member_eval(&self, theta: &[f64], level: f64) -> Result<ScoreEval, ScoreError> {
+        Ok(self.evaluate_detailed(theta, Some(level))?.0)
     }
 
     /// Each end solved directly ([`super::chord`]), certified on both sides.
