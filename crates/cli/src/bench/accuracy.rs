@@ -2,12 +2,12 @@
 //! baseline of MATH.md 6 on the same data: for each n and repetition one dataset of `n` draws
 //! of `N(mu, I_d)`, `|mu| = --mean-norm`, with a fraction `--corruption` replaced by the
 //! chosen adversary, and every method run on it.
-use super::{positive, positive_list, progress, read_rows, Rows};
+use super::{positive, positive_list, progress, publish, read_rows, Rows};
 use crate::CliError;
 use clap::{Args, ValueEnum};
 use serde::{Deserialize, Serialize};
 use sosdp_eval::calibration::Case;
-use sosdp_eval::plot::{write_log_log, Figure, SeriesLabelPosition, Series};
+use sosdp_eval::plot::{Figure, SeriesLabelPosition, Series};
 use sosdp_eval::{
     l2_error, quantile, Adversary, ClippedLaplaceMean, CoinPressMean, CoordinateMedian, EmpiricalMean, FilterMean, MeanEstimator,
 };
@@ -122,7 +122,6 @@ pub fn run(args: &AccuracyArgs) -> Result<(), CliError> {
 
     let mut rows = Rows::create(&args.out, "accuracy.csv")?;
     let bar = progress(args.ns.len() * args.reps * methods(args, 2, &sosdp).len());
-    let mut measured: Vec<Row> = Vec::new();
     for &n in &args.ns {
         let methods = methods(args, n, &sosdp);
         for rep in 0..args.reps {
@@ -148,14 +147,13 @@ pub fn run(args: &AccuracyArgs) -> Result<(), CliError> {
                     Err(e) => (f64::NAN, e.to_string()),
                 };
                 let row = Row { method: method.name(), privacy: method.privacy().to_string(), dim: args.dim, n, rep, seed, error, seconds, status };
-                rows.push(&row)?;
-                measured.push(row);
+                rows.push(row)?;
                 bar.inc(1);
             }
         }
     }
     bar.finish_and_clear();
-    report(args, &measured)
+    report(args, &rows.rows)
 }
 
 /// Write the plot and the summary of `rows` into the output folder, and print the summary.
@@ -176,12 +174,7 @@ fn report(args: &AccuracyArgs, rows: &[Row]) -> Result<(), CliError> {
         y_label: "l2 error of the mean".into(),
         legend: SeriesLabelPosition::LowerLeft,
     };
-    let [png, svg] = write_log_log(&args.out.join("accuracy"), &figure, &series).map_err(|e| CliError::Invalid(e.to_string()))?;
-    let summary = summary(args, rows);
-    std::fs::write(args.out.join("accuracy.md"), &summary)?;
-    print!("{summary}");
-    eprintln!("wrote {}, {}, {} and {}", args.out.join("accuracy.csv").display(), png.display(), svg.display(), args.out.join("accuracy.md").display());
-    Ok(())
+    publish(&args.out, "accuracy", &figure, &series, &summary(args, rows))
 }
 
 /// sosdp and the baselines of MATH.md 6 for `n` records.

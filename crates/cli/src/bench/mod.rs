@@ -17,6 +17,7 @@ use crate::CliError;
 use clap::Subcommand;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
+use sosdp_eval::plot::{write_log_log, Figure, Series};
 use std::fs::File;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -39,26 +40,40 @@ pub fn run(command: &BenchCommand) -> Result<(), CliError> {
     }
 }
 
-/// A CSV file of measurements, flushed after every row.
-struct Rows {
+/// A CSV file of measurements, flushed after every row, and the rows written.
+struct Rows<T> {
     path: PathBuf,
     writer: csv::Writer<File>,
+    rows: Vec<T>,
 }
 
-impl Rows {
+impl<T: Serialize> Rows<T> {
     /// Create the output folder and `dir/name`.
     fn create(dir: &Path, name: &str) -> Result<Self, CliError> {
         std::fs::create_dir_all(dir)?;
         let path = dir.join(name);
         let writer = csv::Writer::from_path(&path).map_err(|e| CliError::Invalid(format!("cannot write {}: {e}", path.display())))?;
-        Ok(Rows { path, writer })
+        Ok(Rows { path, writer, rows: Vec::new() })
     }
 
-    fn push(&mut self, row: &impl Serialize) -> Result<(), CliError> {
+    fn push(&mut self, row: T) -> Result<(), CliError> {
         let fail = |e: String| CliError::Invalid(format!("cannot write {}: {e}", self.path.display()));
-        self.writer.serialize(row).map_err(|e| fail(e.to_string()))?;
-        self.writer.flush().map_err(|e| fail(e.to_string()))
+        self.writer.serialize(&row).map_err(|e| fail(e.to_string()))?;
+        self.writer.flush().map_err(|e| fail(e.to_string()))?;
+        self.rows.push(row);
+        Ok(())
     }
+}
+
+/// Write the plot `dir/stem.{png,svg}` and the summary `dir/stem.md`, print the summary, and
+/// say on stderr what was written (the rows are in `dir/stem.csv`).
+fn publish(dir: &Path, stem: &str, figure: &Figure, series: &[Series], summary: &str) -> Result<(), CliError> {
+    let [png, svg] = write_log_log(&dir.join(stem), figure, series).map_err(|e| CliError::Invalid(e.to_string()))?;
+    let md = dir.join(format!("{stem}.md"));
+    std::fs::write(&md, summary)?;
+    print!("{summary}");
+    eprintln!("wrote {}, {}, {} and {}", dir.join(format!("{stem}.csv")).display(), png.display(), svg.display(), md.display());
+    Ok(())
 }
 
 /// The rows of a CSV file written by [`Rows`].

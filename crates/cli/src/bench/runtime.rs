@@ -6,12 +6,12 @@
 //! prior radius 10 and the same corruption bound. The score evaluation is the instance of
 //! `sosdp bench score` (its own seeded data of size `n x d`), evaluated cold at one random
 //! theta near its minimiser. Each repetition draws new data.
-use super::{positive, positive_list, progress, read_rows, Rows, ScoreInstance};
+use super::{positive, positive_list, progress, publish, read_rows, Rows, ScoreInstance};
 use crate::CliError;
 use clap::Args;
 use serde::{Deserialize, Serialize};
 use sosdp_eval::calibration::Case;
-use sosdp_eval::plot::{growth_exponent, write_log_log, Figure, SeriesLabelPosition, Series};
+use sosdp_eval::plot::{growth_exponent, Figure, SeriesLabelPosition, Series};
 use sosdp_eval::{l2_error, quantile, Adversary};
 use sosdp_learn::PrivateMean;
 use sosdp_score::{FastCm, ScoreOracle};
@@ -96,26 +96,23 @@ pub fn run(args: &RuntimeArgs) -> Result<(), CliError> {
     let mut rows = Rows::create(&args.out, "runtime.csv")?;
     let total = args.dims.iter().map(|&d| if fits(d) { 2 } else { 1 }).sum::<usize>() * args.reps;
     let bar = progress(total);
-    let mut measured = Vec::new();
     for &d in &args.dims {
         for rep in 0..args.reps {
             let seed = args.seed + 1000 * d as u64 + rep as u64;
             if fits(d) {
                 bar.set_message(format!("fit d = {d}, rep {rep}"));
                 let row = fit(args, d, rep, seed);
-                rows.push(&row)?;
-                measured.push(row);
+                rows.push(row)?;
                 bar.inc(1);
             }
             bar.set_message(format!("score d = {d}, rep {rep}"));
             let row = score(args.n, d, rep, seed);
-            rows.push(&row)?;
-            measured.push(row);
+            rows.push(row)?;
             bar.inc(1);
         }
     }
     bar.finish_and_clear();
-    report(args, &measured)
+    report(args, &rows.rows)
 }
 
 /// Write the plot and the summary of `rows` into the output folder, and print the summary.
@@ -136,11 +133,7 @@ fn report(args: &RuntimeArgs, rows: &[Row]) -> Result<(), CliError> {
         y_label: "seconds".into(),
         legend: SeriesLabelPosition::UpperLeft,
     };
-    let [png, svg] = write_log_log(&args.out.join("runtime"), &figure, &series).map_err(|e| CliError::Invalid(e.to_string()))?;
-    std::fs::write(args.out.join("runtime.md"), &summary)?;
-    print!("{summary}");
-    eprintln!("wrote {}, {}, {} and {}", args.out.join("runtime.csv").display(), png.display(), svg.display(), args.out.join("runtime.md").display());
-    Ok(())
+    publish(&args.out, "runtime", &figure, &series, &summary)
 }
 
 fn learner(args: &RuntimeArgs) -> PrivateMean {
