@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Regenerate docs/results/ (the harness runs behind docs/results.md and the README's results
-# table). Release build; about 1.5 hours on the 2-core project machine, most of it the
+# table). Release build; about 1.5 hours on the 2-core project machine (plus about 10 minutes for the d = 10 rows), most of it the
 # private-mean fits at n = 20000. Run on an idle machine: the CSVs record times.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,3 +10,5 @@ out=docs/results
 $sosdp bench accuracy --dim 5 --ns 1000,2000,5000,10000,20000 --epsilon 1 --corruption 0.05 --adversary cluster --reps 3 --out $out/accuracy-d5-cluster
 $sosdp bench accuracy --dim 5 --ns 1000,2000,5000,10000,20000 --epsilon 1 --corruption 0 --adversary none --reps 3 --out $out/accuracy-d5-clean
 $sosdp bench runtime --dims 2,5,10,20,50 --n 2000 --reps 2 --max-fit-dim 20 --out $out/runtime-n2000
+$sosdp bench accuracy --dim 10 --ns 20000 --epsilon 1 --corruption 0.05 --adversary cluster --reps 2 --out $out/accuracy-d10-cluster
+$sosdp bench accuracy --dim 10 --ns 20000 --epsilon 1 --corruption 0 --adversary none --reps 2 --out $out/accuracy-d10-clean
