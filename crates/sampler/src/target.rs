@@ -94,7 +94,6 @@ impl<'a, O: ScoreOracle + Sync + ?Sized, D: Domain> Target<'a, O, D> {
     ///   in every body at or above `u`, so the descent continues below the first grid level
     ///   at or above `u` (the same answer, fewer queries).
     pub fn index_below(&self, theta: &[f64], upper: i64) -> Result<i64, SamplerError> {
-        let upper = upper.min(self.top);
         let costs = self.costs.get();
         let descent = costs.descend();
         let clock = Instant::now();

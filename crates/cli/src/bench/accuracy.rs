@@ -2,7 +2,7 @@
 //! baseline of MATH.md 6 on the same data: for each n and repetition one dataset of `n` draws
 //! of `N(mu, I_d)`, `|mu| = --mean-norm`, with a fraction `--corruption` replaced by the
 //! chosen adversary, and every method run on it.
-use super::{positive, positive_list, progress, publish, read_rows, Rows};
+use super::{corruption_fraction, positive, positive_list, progress, publish, read_rows, Rows};
 use crate::CliError;
 use clap::{Args, ValueEnum};
 use serde::{Deserialize, Serialize};
@@ -106,9 +106,7 @@ pub fn run(args: &AccuracyArgs) -> Result<(), CliError> {
     if args.dim == 0 || args.reps == 0 {
         return Err(CliError::Invalid(format!("--dim and --reps must be at least 1, got {} and {}", args.dim, args.reps)));
     }
-    if !(0.0..0.5).contains(&args.corruption) {
-        return Err(CliError::Invalid(format!("--corruption must be in [0, 0.5), got {}", args.corruption)));
-    }
+    corruption_fraction(args.corruption)?;
     if !(args.mean_norm.is_finite() && (0.0..=args.radius).contains(&args.mean_norm)) {
         return Err(CliError::Invalid(format!("--mean-norm must be in [0, R = {}], got {}", args.radius, args.mean_norm)));
     }

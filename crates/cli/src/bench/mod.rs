@@ -99,6 +99,14 @@ fn positive_list(option: &str, values: &[usize]) -> Result<(), CliError> {
     Ok(())
 }
 
+/// Check `--corruption`: a fraction in `[0, 0.5)`.
+fn corruption_fraction(value: f64) -> Result<(), CliError> {
+    if !(0.0..0.5).contains(&value) {
+        return Err(CliError::Invalid(format!("--corruption must be in [0, 0.5), got {value}")));
+    }
+    Ok(())
+}
+
 /// Check a finite positive number.
 fn positive(option: &str, value: f64) -> Result<(), CliError> {
     if !(value.is_finite() && value > 0.0) {

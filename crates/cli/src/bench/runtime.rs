@@ -6,7 +6,7 @@
 //! prior radius 10 and the same corruption bound. The score evaluation is the instance of
 //! `sosdp bench score` (its own seeded data of size `n x d`), evaluated cold at one random
 //! theta near its minimiser. Each repetition draws new data.
-use super::{positive, positive_list, progress, publish, read_rows, Rows, ScoreInstance};
+use super::{corruption_fraction, positive, positive_list, progress, publish, read_rows, Rows, ScoreInstance};
 use crate::CliError;
 use clap::Args;
 use serde::{Deserialize, Serialize};
@@ -82,9 +82,7 @@ pub fn run(args: &RuntimeArgs) -> Result<(), CliError> {
     if args.n < 2 || args.reps == 0 {
         return Err(CliError::Invalid(format!("--n must be at least 2 and --reps at least 1, got {} and {}", args.n, args.reps)));
     }
-    if !(0.0..0.5).contains(&args.corruption) {
-        return Err(CliError::Invalid(format!("--corruption must be in [0, 0.5), got {}", args.corruption)));
-    }
+    corruption_fraction(args.corruption)?;
     if args.replot {
         return report(args, &read_rows(&args.out.join("runtime.csv"))?);
     }
