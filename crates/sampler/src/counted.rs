@@ -90,6 +90,10 @@ impl<O: ScoreOracle + ?Sized> ScoreOracle for Counted<'_, O> {
         timed(&self.nanos[1], || self.oracle.member_eval(theta, level))
     }
 
+    fn outer_ends(&self, x: &[f64], u: &[f64], level: f64) -> (Option<f64>, Option<f64>) {
+        self.oracle.outer_ends(x, u, level)
+    }
+
     fn chord(&self, x: &[f64], u: &[f64], level: f64, range: (f64, f64), tol: f64) -> Result<Chord, ScoreError> {
         self.chords.fetch_add(1, Ordering::Relaxed);
         let chord = timed(&self.nanos[2], || self.oracle.chord(x, u, level, range, tol))?;

@@ -5,8 +5,11 @@
 //!
 //! * **Shrinkage** (default; Neal 2003, stepping out and shrinkage on membership answers). A
 //!   window of width `w` (twice the running chord scale) is placed uniformly around 0 and
-//!   stepped out by `w` until both ends are outside the body or at the domain's chord ends;
-//!   the bracket then contains the whole chord, because the chord is an interval containing 0.
+//!   stepped out by `w` until both ends are outside the body or at the ends of the line's
+//!   range: the domain's chord, capped by the outer ends the oracle already certifies
+//!   ([`ScoreOracle::outer_ends`], the fast CM backend's kept cuts), so an end that reaches
+//!   one needs no query. The bracket then contains the whole chord, because the chord is an
+//!   interval containing 0.
 //!   Shrinkage draws `s` uniformly in the bracket, returns it if `x + s u` is a member, and
 //!   otherwise moves the bracket's end on `s`'s side to `s` (a point outside the chord, so the
 //!   bracket still contains it). Every draw is uniform on a superset of the chord, so the
@@ -71,6 +74,10 @@ impl<'a, O: ScoreOracle + Sync + ?Sized, D: Domain + ?Sized> LevelBody<'a, O, D>
                 Ok((inside(a)?, inside(b)?))
             }
         };
+        // Outer ends the oracle already certifies (NO beyond them) cap the bracket: an end
+        // that reaches one needs no query.
+        let (cut_lo, cut_hi) = self.oracle.outer_ends(x, u, level);
+        let (dlo, dhi) = (cut_lo.map_or(dlo, |c| c.max(dlo).min(0.0)), cut_hi.map_or(dhi, |c| c.min(dhi).max(0.0)));
         let w = (2.0 * self.scale.get()).min(dhi - dlo);
         let mut lo = (-w * uniform()).max(dlo);
         let mut hi = (lo + w).min(dhi);

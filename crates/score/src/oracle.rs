@@ -70,6 +70,17 @@ pub trait ScoreOracle {
         self.evaluate(theta)
     }
 
+    /// Certified outer ends of the chord of `{score <= level}` through `x` (assumed inside)
+    /// along `u`: `(lo, hi)` with `lo <= 0 <= hi` such that [`ScoreOracle::member`] at
+    /// `level` answers NO at every step `s < lo` or `s > hi`; `None` for an end the backend
+    /// cannot bound from certificates it already holds. No solve: the default knows nothing;
+    /// the fast CM backend answers from its kept cuts. Samplers use them to close a bracket
+    /// without membership queries.
+    fn outer_ends(&self, x: &[f64], u: &[f64], level: f64) -> (Option<f64>, Option<f64>) {
+        let _ = (x, u, level);
+        (None, None)
+    }
+
     /// The chord of the level body `{score <= level}` through `x` (assumed inside) along
     /// `u`, within the step range `range` (`range.0 <= 0 <= range.1`, e.g. where the line
     /// leaves the parameter domain), each end within `tol` (see [`crate::membership`]).

@@ -135,6 +135,44 @@ fn chords_bracket_the_level_set() {
     }
 }
 
+/// The outer ends the fast backend answers from its kept cuts contain the chord (bisection on
+/// the reference backend's membership), for points and directions after a few evaluations
+/// (which keep the cuts), in 1-D and 3-D; and some end is actually bounded.
+#[test]
+fn outer_ends_contain_the_chord() {
+    let mut bounded = 0;
+    for (d, seed) in [(1, 31), (3, 32)] {
+        let (n, g) = (400, 1.5);
+        let cm = instance(seed, n, d, g);
+        let fast = FastCm::new(cm.clone());
+        let reference = ClarabelCm::new(cm.clone());
+        let mut r = rng(seed + 100);
+        let x = vec![0.0; d];
+        let level = reference.evaluate(&x).unwrap().score + 10.0;
+        for k in 0..12 {
+            let y = random_theta(&mut r, d, g, 0.6);
+            fast.member(&y, level).unwrap();
+            let u: Vec<f64> = {
+                let v = normal_vec(&mut r, d);
+                let norm = v.iter().map(|a| a * a).sum::<f64>().sqrt();
+                v.iter().map(|a| a / norm).collect()
+            };
+            let (lo, hi) = fast.outer_ends(&x, &u, level);
+            let range = cm.line_domain(&x, &u).unwrap();
+            let c = chord_by_bisection(&reference, &x, &u, level, range, 1e-6).unwrap();
+            if let Some(hi) = hi {
+                assert!(hi >= c.hi - 1e-5, "k {k}, d {d}: outer end {hi} inside the chord's end {}", c.hi);
+                bounded += 1;
+            }
+            if let Some(lo) = lo {
+                assert!(lo <= c.lo + 1e-5, "k {k}, d {d}: outer end {lo} inside the chord's end {}", c.lo);
+                bounded += 1;
+            }
+        }
+    }
+    assert!(bounded >= 10, "too few bounded ends ({bounded})");
+}
+
 /// The direct chord ends (one program per end, certified on both sides) agree with
 /// bisection on the reference backend's membership within the tolerance, along a chain of
 /// chords through moving points (as hit-and-run uses them), with no end left to bisection and

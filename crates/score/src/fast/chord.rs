@@ -17,7 +17,7 @@
 //! which `CM > level`. The end is accepted when the two are within `tol`; otherwise (the rounds
 //! fail) it is found by bisection on weak membership, so every answer is certified or comes
 //! from membership queries.
-use super::active_set::{classify, ActiveSet};
+use super::active_set::ActiveSet;
 use super::driver::{next_set, solve_certified, FastSettings, ScoreMap};
 use super::ipm::{LinearRow, LmiBlock, Problem};
 use super::FastCm;
@@ -79,11 +79,8 @@ impl FastCm {
         let cm = self.problem();
         let nearest = if self.settings.warm_start { self.nearest_cut(x, u, level) } else { None };
         if let Some((end, y)) = nearest {
-            let n = cm.n() as f64;
-            let m: Vec<f64> = cm.quad_forms(&y).iter().map(|q| 1.0 - q / n).collect();
-            let mut set = ActiveSet::with_status(full, classify(&m, self.settings.margin));
-            set.set_margins(m);
-            return Ok((set, (0.9 * end).clamp(0.0, 0.9 * limit)));
+            let warm = self.take_warm().filter(|set| set.status().len() == cm.n());
+            return Ok((self.set_from_dual(full, warm, &y), (0.9 * end).clamp(0.0, 0.9 * limit)));
         }
         if let Some(set) = self.take_warm().filter(|set| set.status().len() == cm.n()) {
             return Ok((set, 0.0));

@@ -7,7 +7,7 @@
 //! its margins `zh_i^T Y zh_i - 1` seed the active set ([`super::driver::cold_set`]). Warm start: the active set (and its folded matrix) of the previous evaluation. If the
 //! repair rounds fail, the evaluation falls back to the clarabel reference backend, which
 //! computes the same certified quantity.
-use super::active_set::ActiveSet;
+use super::active_set::{classify, ActiveSet};
 use super::driver::{cold_set, conclude, solve_certified, EvalStats, FastSettings, ScoreMap};
 use super::ipm::{LmiBlock, Problem};
 use crate::clarabel_backend::ClarabelCm;
@@ -107,9 +107,10 @@ impl FastCm {
         self.bisected_ends.fetch_add(1, Ordering::Relaxed);
     }
 
-    /// Forget the warm-start state (the next evaluation is cold).
+    /// Forget the warm-start state and the kept cuts (the next evaluation is cold).
     pub fn reset(&self) {
         self.warm.clear();
+        self.cuts.lock().unwrap_or_else(|e| e.into_inner()).clear();
     }
 
     /// Take the warm-start state (if enabled).
@@ -136,6 +137,35 @@ impl FastCm {
     fn cut_bound(&self, theta: &[f64]) -> f64 {
         let cuts = self.cuts.lock().unwrap_or_else(|e| e.into_inner());
         cuts.iter().map(|c| c.value(theta)).fold(0.0, f64::max)
+    }
+
+    /// The dual matrix of the kept cut with the largest value at `theta` (when warm starts
+    /// are enabled): the dual of a recent solve that is closest to optimal at `theta`.
+    fn tightest_cut(&self, theta: &[f64]) -> Option<DMatrix<f64>> {
+        if !self.settings.warm_start {
+            return None;
+        }
+        let cuts = self.cuts.lock().unwrap_or_else(|e| e.into_inner());
+        cuts.iter().max_by(|a, b| a.value(theta).total_cmp(&b.value(theta))).map(|c| c.y.clone())
+    }
+
+    /// The active set a dual `Y` (certificate scale) gives with the warm margin: statuses
+    /// from the margins `1 - zh_i^T Y zh_i / n`, the fold updated from `base` when given
+    /// (only the weights whose status changes) or computed afresh.
+    pub(super) fn set_from_dual(&self, full: &Problem, base: Option<ActiveSet>, y: &DMatrix<f64>) -> ActiveSet {
+        let cm = self.problem();
+        let n = cm.n() as f64;
+        let m: Vec<f64> = cm.quad_forms(y).iter().map(|q| 1.0 - q / n).collect();
+        let status = classify(&m, self.settings.margin);
+        let mut set = match base {
+            Some(mut set) => {
+                set.update(full, status);
+                set
+            }
+            None => ActiveSet::with_status(full, status),
+        };
+        set.set_margins(m);
+        set
     }
 
     /// Along the ray `x + s u`: the smallest certified outer end of `{CM <= level}` among the
@@ -180,11 +210,12 @@ impl FastCm {
             }
         }
         let full = self.full_problem(cm.b_matrix(theta));
-        let warm = self.take_warm();
         let reduced_ok = |reduced: &Problem| min_eigenvalue(&reduced.blocks[0].constant) > 0.0;
-        let start = match warm {
-            Some(set) if set.status().len() == full.upper.len() => set,
-            _ => cold_set(&full, &self.settings, &reduced_ok, &[]),
+        let warm = self.take_warm().filter(|set| set.status().len() == full.upper.len());
+        let start = match (self.tightest_cut(theta), warm) {
+            (Some(y), warm) => self.set_from_dual(&full, warm, &y),
+            (None, Some(set)) => set,
+            (None, None) => cold_set(&full, &self.settings, &reduced_ok, &[]),
         };
         let last_cut = RefCell::new(None);
         let certified = solve_certified(
@@ -241,6 +272,17 @@ impl ScoreOracle for FastCm {
 
     fn member_eval(&self, theta: &[f64], level: f64) -> Result<ScoreEval, ScoreError> {
         Ok(self.evaluate_detailed(theta, Some(level))?.0)
+    }
+
+    /// From the kept cuts: beyond the first step where a cut exceeds `level + zeta`, the
+    /// score exceeds `level + zeta`, so every certified bracket (width at most `zeta`) has
+    /// its lower end above `level` and membership answers NO.
+    fn outer_ends(&self, x: &[f64], u: &[f64], level: f64) -> (Option<f64>, Option<f64>) {
+        let k = level + self.settings.accuracy;
+        let back: Vec<f64> = u.iter().map(|v| -v).collect();
+        let cuts = self.cuts.lock().unwrap_or_else(|e| e.into_inner());
+        let end = |dir: &[f64]| cuts.iter().filter_map(|c| c.ray_end(x, dir, k)).min_by(f64::total_cmp).map(|s| s.max(0.0));
+        (end(&back).map(|s| -s), end(u))
     }
 
     /// Each end solved directly ([`super::chord`]), certified on both sides.
