@@ -179,3 +179,52 @@ pub fn classify(margins: &[f64], delta: f64) -> Vec<Status> {
         .map(|&m| if m > delta { Status::Upper } else if m < -delta { Status::Lower } else { Status::Free })
         .collect()
 }
+
+/// Statuses from margins as [`classify`], with at most `keep` weights not folded: when more
+/// are free or dropped, the free ones above the `keep`-th smallest margin are folded. In the
+/// CM program the weights below their cap number about the score, and where the score is a
+/// small fraction of `n` the optimal dual is nearly `y e e^T` (`e` the lifted constant
+/// coordinate) so that every margin is near 0 and a fixed `delta` leaves most weights free
+/// (8000 of 20000 in the first stage of a fit); the order of the margins still tells which
+/// weights the optimum removes. Wrong folds are contradicted by the reduced problem's dual
+/// and freed by the repair rounds.
+pub fn classify_keeping(margins: &[f64], delta: f64, keep: usize) -> Vec<Status> {
+    let mut status = classify(margins, delta);
+    let unfolded = status.iter().filter(|s| **s != Status::Upper).count();
+    if unfolded > keep && keep > 0 {
+        let mut sorted = margins.to_vec();
+        let (_, threshold, _) = sorted.select_nth_unstable_by(keep - 1, f64::total_cmp);
+        let threshold = *threshold;
+        for (s, &m) in status.iter_mut().zip(margins) {
+            if *s == Status::Free && m > threshold {
+                *s = Status::Upper;
+            }
+        }
+    }
+    status
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Near-degenerate margins (all within the band): only the `keep` smallest stay unfolded,
+    /// and the dropped ones count towards `keep`.
+    #[test]
+    fn keeping_folds_all_but_the_smallest_margins() {
+        let margins: Vec<f64> = (0..100).map(|i| -0.5 + 0.001 * i as f64).chain((0..1000).map(|i| 0.01 - 1e-5 * i as f64)).collect();
+        let plain = classify(&margins, 0.02);
+        assert_eq!(plain.iter().filter(|s| **s == Status::Free).count(), 1000);
+        let kept = classify_keeping(&margins, 0.02, 150);
+        assert_eq!(kept.iter().filter(|s| **s != Status::Upper).count(), 150);
+        // The 100 dropped stay dropped; the 50 free are the smallest margins above them.
+        assert!(kept[..100].iter().all(|s| *s == Status::Lower));
+        let mut free: Vec<f64> = kept.iter().zip(&margins).filter(|(s, _)| **s == Status::Free).map(|(_, m)| *m).collect();
+        free.sort_by(f64::total_cmp);
+        let largest_folded = kept.iter().zip(&margins).filter(|(s, _)| **s == Status::Upper).map(|(_, m)| *m).fold(f64::INFINITY, f64::min);
+        assert!(free.last().unwrap() < &largest_folded);
+        // Without an estimate, or with room to spare, nothing changes.
+        assert_eq!(classify_keeping(&margins, 0.02, 0), plain);
+        assert_eq!(classify_keeping(&margins, 0.02, 2000), plain);
+    }
+}

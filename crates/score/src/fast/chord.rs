@@ -80,7 +80,7 @@ impl FastCm {
         let nearest = if self.settings.warm_start { self.nearest_cut(x, u, level) } else { None };
         if let Some((end, y)) = nearest {
             let warm = self.take_warm().filter(|set| set.status().len() == cm.n());
-            return Ok((self.set_from_dual(full, warm, &y), (0.9 * end).clamp(0.0, 0.9 * limit)));
+            return Ok((self.set_from_dual(full, warm, &y, Some(level)), (0.9 * end).clamp(0.0, 0.9 * limit)));
         }
         if let Some(set) = self.take_warm().filter(|set| set.status().len() == cm.n()) {
             return Ok((set, 0.0));

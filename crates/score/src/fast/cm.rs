@@ -7,7 +7,7 @@
 //! its margins `zh_i^T Y zh_i - 1` seed the active set ([`super::driver::cold_set`]). Warm start: the active set (and its folded matrix) of the previous evaluation. If the
 //! repair rounds fail, the evaluation falls back to the clarabel reference backend, which
 //! computes the same certified quantity.
-use super::active_set::{classify, ActiveSet};
+use super::active_set::{classify_keeping, ActiveSet};
 use super::driver::{cold_set, conclude, solve_certified, EvalStats, FastSettings, ScoreMap};
 use super::ipm::{LmiBlock, Problem};
 use crate::clarabel_backend::ClarabelCm;
@@ -141,22 +141,26 @@ impl FastCm {
 
     /// The dual matrix of the kept cut with the largest value at `theta` (when warm starts
     /// are enabled): the dual of a recent solve that is closest to optimal at `theta`.
-    fn tightest_cut(&self, theta: &[f64]) -> Option<DMatrix<f64>> {
+    fn tightest_cut(&self, theta: &[f64]) -> Option<(DMatrix<f64>, f64)> {
         if !self.settings.warm_start {
             return None;
         }
         let cuts = self.cuts.lock().unwrap_or_else(|e| e.into_inner());
-        cuts.iter().max_by(|a, b| a.value(theta).total_cmp(&b.value(theta))).map(|c| c.y.clone())
+        cuts.iter().map(|c| (c, c.value(theta))).max_by(|a, b| a.1.total_cmp(&b.1)).map(|(c, v)| (c.y.clone(), v))
     }
 
     /// The active set a dual `Y` (certificate scale) gives with the warm margin: statuses
     /// from the margins `1 - zh_i^T Y zh_i / n`, the fold updated from `base` when given
-    /// (only the weights whose status changes) or computed afresh.
-    pub(super) fn set_from_dual(&self, full: &Problem, base: Option<ActiveSet>, y: &DMatrix<f64>) -> ActiveSet {
+    /// (only the weights whose status changes) or computed afresh. With an estimate `score`
+    /// of the score, at most `2 score + 4 m` weights stay unfolded ([`classify_keeping`];
+    /// `m` the rank of the Newton system's low-rank part).
+    pub(super) fn set_from_dual(&self, full: &Problem, base: Option<ActiveSet>, y: &DMatrix<f64>, score: Option<f64>) -> ActiveSet {
         let cm = self.problem();
         let n = cm.n() as f64;
         let m: Vec<f64> = cm.quad_forms(y).iter().map(|q| 1.0 - q / n).collect();
-        let status = classify(&m, self.settings.margin);
+        let p = cm.dim() + 1;
+        let keep = score.map_or(0, |s| (2.0 * s.clamp(0.0, n)).ceil() as usize + 2 * p * (p + 1));
+        let status = classify_keeping(&m, self.settings.margin, keep);
         let mut set = match base {
             Some(mut set) => {
                 set.update(full, status);
@@ -213,7 +217,7 @@ impl FastCm {
         let reduced_ok = |reduced: &Problem| min_eigenvalue(&reduced.blocks[0].constant) > 0.0;
         let warm = self.take_warm().filter(|set| set.status().len() == full.upper.len());
         let start = match (self.tightest_cut(theta), warm) {
-            (Some(y), warm) => self.set_from_dual(&full, warm, &y),
+            (Some((y, bound)), warm) => self.set_from_dual(&full, warm, &y, Some(level.unwrap_or(bound).max(bound))),
             (None, Some(set)) => set,
             (None, None) => cold_set(&full, &self.settings, &reduced_ok, &[]),
         };
