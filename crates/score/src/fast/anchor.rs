@@ -30,7 +30,7 @@ impl FastCm {
         let n = cm.n() as f64;
         let full = self.anchor_problem(ball);
         let t0 = vec![0.0; cm.dim()];
-        let start = cold_set(&full, &self.settings, &|_: &Problem| true, &t0);
+        let start = cold_set(&full, &self.settings, &|_: &Problem| true, &t0, false);
         let theta_of = |w: &[f64]| -> Vec<f64> { w.iter().zip(cm.centre().iter()).map(|(w, c)| c + w).collect() };
         let found = RefCell::new(None);
         // The bracket at the solver's theta (the IPM's dual has weight cost 1/n: the

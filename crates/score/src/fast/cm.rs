@@ -8,7 +8,7 @@
 //! repair rounds fail, the evaluation falls back to the clarabel reference backend, which
 //! computes the same certified quantity.
 use super::active_set::{classify_keeping, ActiveSet};
-use super::driver::{cold_set, conclude, solve_certified, EvalStats, FastSettings, ScoreMap};
+use super::driver::{cold_set, conclude, solve_certified, unfolded_budget, EvalStats, FastSettings, ScoreMap};
 use super::ipm::{LmiBlock, Problem};
 use crate::clarabel_backend::ClarabelCm;
 use crate::cm::{CertifiedMean, Cut};
@@ -152,14 +152,12 @@ impl FastCm {
     /// The active set a dual `Y` (certificate scale) gives with the warm margin: statuses
     /// from the margins `1 - zh_i^T Y zh_i / n`, the fold updated from `base` when given
     /// (only the weights whose status changes) or computed afresh. With an estimate `score`
-    /// of the score, at most `2 score + 4 m` weights stay unfolded ([`classify_keeping`];
-    /// `m` the rank of the Newton system's low-rank part).
+    /// of the score, at most [`unfolded_budget`] weights stay unfolded ([`classify_keeping`]).
     pub(super) fn set_from_dual(&self, full: &Problem, base: Option<ActiveSet>, y: &DMatrix<f64>, score: Option<f64>) -> ActiveSet {
         let cm = self.problem();
         let n = cm.n() as f64;
         let m: Vec<f64> = cm.quad_forms(y).iter().map(|q| 1.0 - q / n).collect();
-        let p = cm.dim() + 1;
-        let keep = score.map_or(0, |s| (2.0 * s.clamp(0.0, n)).ceil() as usize + 2 * p * (p + 1));
+        let keep = score.map_or(0, |s| unfolded_budget(full, s.min(n)));
         let status = classify_keeping(&m, self.settings.margin, keep);
         let mut set = match base {
             Some(mut set) => {
@@ -219,7 +217,7 @@ impl FastCm {
         let start = match (self.tightest_cut(theta), warm) {
             (Some((y, bound)), warm) => self.set_from_dual(&full, warm, &y, Some(level.unwrap_or(bound).max(bound))),
             (None, Some(set)) => set,
-            (None, None) => cold_set(&full, &self.settings, &reduced_ok, &[]),
+            (None, None) => cold_set(&full, &self.settings, &reduced_ok, &[], true),
         };
         let last_cut = RefCell::new(None);
         let certified = solve_certified(

@@ -85,7 +85,7 @@ impl FastSp {
         let reduced_ok = |reduced: &Problem| min_eigenvalue(&reduced.blocks[0].constant) > 0.0;
         let start = match warm {
             Some(status) if status.len() == sp.n() => ActiveSet::with_status(&full, status),
-            _ => cold_set(&full, &self.settings, &reduced_ok, &t0),
+            _ => cold_set(&full, &self.settings, &reduced_ok, &t0, true),
         };
         let certified = solve_certified(
             &full,
