@@ -169,7 +169,7 @@ impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
                 // reduced problems of half the weights (cost `N m^2` per iteration).
                 let budget = repair_budget(full, stats.free);
                 if contradicted.len() > budget {
-                    contradicted.sort_by(|&i, &j| m[j].abs().total_cmp(&m[i].abs()));
+                    contradicted.sort_unstable_by(|&i, &j| m[j].abs().total_cmp(&m[i].abs()));
                     contradicted.truncate(budget);
                 }
                 // The first repair re-derives the other statuses from this dual; later repairs
@@ -228,16 +228,23 @@ const MIN_REPAIR: usize = 256;
 /// weights) until it passes. False when nothing is left to free.
 fn unfold_until_feasible(full: &Problem, set: &mut ActiveSet, reduced_ok: impl Fn(&Problem) -> bool) -> bool {
     let mut share = 64;
+    // The folded weights by margin, smallest first (sorted once: the freed ones are a prefix).
+    let mut folded: Vec<usize> = Vec::new();
+    let mut freed = 0;
     while !reduced_ok(&set.reduce(full)) {
-        let mut folded: Vec<usize> = (0..full.upper.len()).filter(|&i| set.status()[i] == Status::Upper).collect();
-        if folded.is_empty() {
+        if freed == 0 {
+            folded = (0..full.upper.len()).filter(|&i| set.status()[i] == Status::Upper).collect();
+            folded.sort_unstable_by(|&i, &j| set.margins()[i].total_cmp(&set.margins()[j]));
+        }
+        if freed == folded.len() {
             return false;
         }
-        folded.sort_by(|&i, &j| set.margins()[i].total_cmp(&set.margins()[j]));
+        let next = (freed + (folded.len() - freed).div_ceil(share)).min(folded.len());
         let mut status = set.status().to_vec();
-        for &i in &folded[..folded.len().div_ceil(share)] {
+        for &i in &folded[freed..next] {
             status[i] = Status::Free;
         }
+        freed = next;
         set.update(full, status);
         share = (share / 2).max(1);
     }
@@ -296,7 +303,7 @@ pub fn cold_set(full: &Problem, settings: &FastSettings, reduced_ok: &impl Fn(&P
         // margin (16000 of 50000 at D = 50, m = 1326: ~1 s per iteration, and the method
         // stalls); only the `cap` least decided stay free, the repair rounds free the others
         // that the dual of the reduced problem contradicts.
-        free.sort_by(|&i, &j| m[i].abs().total_cmp(&m[j].abs()));
+        free.sort_unstable_by(|&i, &j| m[i].abs().total_cmp(&m[j].abs()));
         for &i in &free[cap..] {
             status[i] = if m[i] > 0.0 { Status::Upper } else { Status::Lower };
         }
