@@ -4,9 +4,13 @@
 //! [`CertifiedMean::certify`] exactly like the reference backend.
 //!
 //! Cold start: the same program on a fixed, evenly spaced subsample estimates the dual `Y`;
-//! its margins `zh_i^T Y zh_i - 1` seed the active set ([`super::driver::cold_set`]). Warm start: the active set (and its folded matrix) of the previous evaluation. If the
-//! repair rounds fail, the evaluation falls back to the clarabel reference backend, which
-//! computes the same certified quantity.
+//! its margins `zh_i^T Y zh_i - 1` seed the active set ([`super::driver::cold_set`]). Warm
+//! start: the statuses the dual of the kept cut tightest at `theta` gives (the dual of a recent
+//! solve closest to optimal there), applied to the previous evaluation's active set (its
+//! folded matrix is updated, not recomputed); where the margins are degenerate, at most
+//! [`super::driver::unfolded_budget`] weights stay unfolded. If the repair rounds fail, the
+//! evaluation falls back to the clarabel reference backend, which computes the same certified
+//! quantity.
 use super::active_set::{classify_keeping, ActiveSet};
 use super::driver::{cold_set, conclude, solve_certified, unfolded_budget, EvalStats, FastSettings, ScoreMap};
 use super::ipm::{LmiBlock, Problem};
