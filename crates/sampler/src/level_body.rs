@@ -5,11 +5,11 @@
 //!
 //! * **Shrinkage** (default; Neal 2003, stepping out and shrinkage on membership answers). A
 //!   window of width `w` (twice the running chord scale) is placed uniformly around 0 and
-//!   stepped out by `w` until both ends are outside the body or at the ends of the line's
-//!   range: the domain's chord, capped by the outer ends the oracle already certifies
-//!   ([`ScoreOracle::outer_ends`], the fast CM backend's kept cuts), so an end that reaches
-//!   one needs no query. The bracket then contains the whole chord, because the chord is an
-//!   interval containing 0.
+//!   stepped out by `w` until both ends are outside the body or at the domain's chord ends;
+//!   the bracket then contains the whole chord, because the chord is an interval containing 0.
+//!   Queries beyond the outer ends the oracle already certifies ([`ScoreOracle::outer_ends`],
+//!   the fast CM backend's kept cuts) are answered NO without asking: the oracle's answer
+//!   there is NO whatever its state, so the chain is the one every query asked would give.
 //!   Shrinkage draws `s` uniformly in the bracket, returns it if `x + s u` is a member, and
 //!   otherwise moves the bracket's end on `s`'s side to `s` (a point outside the chord, so the
 //!   bracket still contains it). Every draw is uniform on a superset of the chord, so the
@@ -65,19 +65,25 @@ impl<'a, O: ScoreOracle + Sync + ?Sized, D: Domain + ?Sized> LevelBody<'a, O, D>
     fn shrinkage_step(&self, x: &[f64], u: &[f64], paired: bool, uniform: &mut dyn FnMut() -> f64) -> Result<f64, SamplerError> {
         let (dlo, dhi) = self.domain.chord(x, u)?;
         let (oracle, level) = (self.oracle, self.level);
-        let inside = |s: f64| -> Result<bool, SamplerError> { Ok(oracle.member(&on_line(x, u, s), level)?) };
+        // Beyond the outer ends the oracle already certifies, its answer is NO whatever its
+        // state: such a query is answered without asking, so the chain is the same as with
+        // every query asked (and does not depend on which cuts the oracle happens to hold).
+        let (cut_lo, cut_hi) = oracle.outer_ends(x, u, level);
+        let certified_out = |s: f64| cut_lo.is_some_and(|c| s < c) || cut_hi.is_some_and(|c| s > c);
+        let inside = |s: f64| -> Result<bool, SamplerError> {
+            if certified_out(s) {
+                return Ok(false);
+            }
+            Ok(oracle.member(&on_line(x, u, s), level)?)
+        };
         let both = |a: f64, b: f64| -> Result<(bool, bool), SamplerError> {
-            if paired {
+            if paired && !certified_out(a) && !certified_out(b) {
                 let (p, q) = rayon::join(|| inside(a), || inside(b));
                 Ok((p?, q?))
             } else {
                 Ok((inside(a)?, inside(b)?))
             }
         };
-        // Outer ends the oracle already certifies (NO beyond them) cap the bracket: an end
-        // that reaches one needs no query.
-        let (cut_lo, cut_hi) = self.oracle.outer_ends(x, u, level);
-        let (dlo, dhi) = (cut_lo.map_or(dlo, |c| c.max(dlo).min(0.0)), cut_hi.map_or(dhi, |c| c.min(dhi).max(0.0)));
         let w = (2.0 * self.scale.get()).min(dhi - dlo);
         let mut lo = (-w * uniform()).max(dlo);
         let mut hi = (lo + w).min(dhi);

@@ -74,8 +74,8 @@ pub trait ScoreOracle {
     /// along `u`: `(lo, hi)` with `lo <= 0 <= hi` such that [`ScoreOracle::member`] at
     /// `level` answers NO at every step `s < lo` or `s > hi`; `None` for an end the backend
     /// cannot bound from certificates it already holds. No solve: the default knows nothing;
-    /// the fast CM backend answers from its kept cuts. Samplers use them to close a bracket
-    /// without membership queries.
+    /// the fast CM backend answers from its kept cuts. Samplers answer membership
+    /// queries beyond them NO without asking.
     fn outer_ends(&self, x: &[f64], u: &[f64], level: f64) -> (Option<f64>, Option<f64>) {
         let _ = (x, u, level);
         (None, None)
