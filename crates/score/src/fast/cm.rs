@@ -137,18 +137,10 @@ impl FastCm {
         cuts.push(cut);
     }
 
-    /// The largest lower bound the kept cuts give at `theta`.
-    fn cut_bound(&self, theta: &[f64]) -> f64 {
-        let cuts = self.cuts.lock().unwrap_or_else(|e| e.into_inner());
-        cuts.iter().map(|c| c.value(theta)).fold(0.0, f64::max)
-    }
-
-    /// The dual matrix of the kept cut with the largest value at `theta` (when warm starts
-    /// are enabled): the dual of a recent solve that is closest to optimal at `theta`.
+    /// The kept cut with the largest value at `theta`: its dual matrix (the dual of a recent
+    /// solve that is closest to optimal at `theta`) and that value (the largest lower bound
+    /// the kept cuts give there).
     fn tightest_cut(&self, theta: &[f64]) -> Option<(DMatrix<f64>, f64)> {
-        if !self.settings.warm_start {
-            return None;
-        }
         let cuts = self.cuts.lock().unwrap_or_else(|e| e.into_inner());
         cuts.iter().map(|c| (c, c.value(theta))).max_by(|a, b| a.1.total_cmp(&b.1)).map(|(c, v)| (c.y.clone(), v))
     }
@@ -208,9 +200,10 @@ impl FastCm {
             return Ok((eval, EvalStats { decided_early, ..EvalStats::default() }));
         }
         let n = cm.n() as f64;
+        let tightest = self.tightest_cut(theta);
         if let Some(k) = level {
             // A kept cut may already certify "score > level"; a = 0 gives the upper end.
-            let bound = self.cut_bound(theta);
+            let bound = tightest.as_ref().map_or(0.0, |t| t.1.max(0.0));
             if bound > k {
                 return Ok((ScoreEval::bracketed(n, bound, n), EvalStats { decided_early: true, ..EvalStats::default() }));
             }
@@ -218,7 +211,7 @@ impl FastCm {
         let full = self.full_problem(cm.b_matrix(theta));
         let reduced_ok = |reduced: &Problem| min_eigenvalue(&reduced.blocks[0].constant) > 0.0;
         let warm = self.take_warm().filter(|set| set.status().len() == full.upper.len());
-        let start = match (self.tightest_cut(theta), warm) {
+        let start = match (tightest.filter(|_| self.settings.warm_start), warm) {
             (Some((y, bound)), warm) => self.set_from_dual(&full, warm, &y, Some(level.unwrap_or(bound).max(bound))),
             (None, Some(set)) => set,
             (None, None) => cold_set(&full, &self.settings, &reduced_ok, &[], true),

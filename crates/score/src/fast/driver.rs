@@ -266,10 +266,11 @@ pub fn next_set(full: &Problem, mut set: ActiveSet, block_duals: &[DMatrix<f64>]
 /// until its dual contradicts none of its statuses; every weight of `full` is then classified
 /// by its margin under that dual with `settings.cold_margin`; with `budget`, at most
 /// [`unfolded_budget`] of them (for the weight the subsample's optimum removes) unfolded.
-/// (The anchor goes without: its certified ball needs the interior solution that a larger
-/// free set gives; with the budget the fast anchor's radius came out 0.) The smallest level is solved with
-/// every weight free (a level is solved directly when the next one would have more than half
-/// its weights).
+/// The smallest level is solved with every weight free (a level is solved directly when the
+/// next one would have more than half its weights).
+///
+/// The anchor goes without the budget: its certified ball needs the interior solution that a
+/// larger free set gives (with the budget the fast anchor's radius came out 0).
 ///
 /// One subsample alone is too noisy when the score is a small fraction of `n` (at
 /// `n = 20000` a 256-point subsample sees about five removed points): the classification it
