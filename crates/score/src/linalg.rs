@@ -1,9 +1,10 @@
 //! Small dense symmetric linear algebra used to certify score brackets.
 use nalgebra::DMatrix;
 
-/// Smallest eigenvalue of a symmetric matrix.
+/// Smallest eigenvalue of a symmetric matrix (lower triangle read; LAPACK, see
+/// [`crate::fast::dense::min_eigenvalue`]).
 pub fn min_eigenvalue(m: &DMatrix<f64>) -> f64 {
-    m.clone().symmetric_eigenvalues().min()
+    crate::fast::dense::min_eigenvalue(m)
 }
 
 /// Largest and smallest eigenvalues of a symmetric matrix.

@@ -35,6 +35,10 @@ pub struct ActiveSet {
     folded_mass: f64,
     /// The margins the statuses were derived from (0 when unknown).
     margins: Vec<f64>,
+    /// When the statuses are a cold start's estimate from a subsample's dual (see
+    /// [`super::driver::cold_set`]): the weight the subsample's optimum removes, scaled to all
+    /// weights.
+    estimate: Option<f64>,
 }
 
 impl ActiveSet {
@@ -52,7 +56,19 @@ impl ActiveSet {
             .collect();
         let folded = full.blocks.iter().map(|b| crate::linalg::weighted_scatter(&b.points, &folded_weights)).collect();
         let margins = vec![0.0; status.len()];
-        ActiveSet { status, folded, folded_mass: folded_weights.iter().sum(), margins }
+        ActiveSet { status, folded, folded_mass: folded_weights.iter().sum(), margins, estimate: None }
+    }
+
+    /// Mark the statuses as a cold start's estimate whose program removes about `removed`
+    /// weight.
+    pub fn into_estimate(mut self, removed: f64) -> Self {
+        self.estimate = Some(removed);
+        self
+    }
+
+    /// The removed weight of a cold start's estimate (`None` for other statuses).
+    pub fn estimate(&self) -> Option<f64> {
+        self.estimate
     }
 
     pub fn status(&self) -> &[Status] {
@@ -77,7 +93,8 @@ impl ActiveSet {
     }
 
     /// Change statuses, updating the fold by the weights that entered or left it. After many
-    /// changes the fold is recomputed to keep rounding from accumulating.
+    /// changes the fold is recomputed to keep rounding from accumulating. The statuses are no
+    /// longer an estimate afterwards.
     pub fn update(&mut self, full: &Problem, status: Vec<Status>) {
         let changed: Vec<usize> = (0..status.len())
             .filter(|&i| (status[i] == Status::Upper) != (self.status[i] == Status::Upper))
@@ -98,6 +115,7 @@ impl ActiveSet {
         }
         self.folded_mass += coeffs.iter().sum::<f64>();
         self.status = status;
+        self.estimate = None;
     }
 
     /// Indices of the free weights.

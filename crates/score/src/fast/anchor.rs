@@ -11,7 +11,7 @@
 //! `R - ||c + w - b||^2 / R >= 0`). Solved on the active set with the certified rounds of the
 //! score, then certified exactly like [`crate::anchor::minimise_cm`] (same bracket, same
 //! radius), so both backends return the same kind of [`Anchor`].
-use super::driver::{cold_set, next_set, solve_certified, ScoreMap};
+use super::driver::{cold_set, next_set, solve_certified, FastSettings, ScoreMap};
 use super::ipm::{LmiBlock, Problem};
 use super::FastCm;
 use crate::anchor::{anchor_at, check_ball, Anchor, BallDomain};
@@ -20,6 +20,9 @@ use crate::ScoreError;
 use nalgebra::DMatrix;
 use std::borrow::Cow;
 use std::cell::RefCell;
+
+/// Cold margin of the anchor's active set (see [`FastSettings::cold_margin`]).
+const ANCHOR_COLD_MARGIN: f64 = 0.5;
 
 impl FastCm {
     /// Minimise the CM score over `theta` (inside `ball`, when given). Falls back to the
@@ -30,7 +33,11 @@ impl FastCm {
         let n = cm.n() as f64;
         let full = self.anchor_problem(ball);
         let t0 = vec![0.0; cm.dim()];
-        let start = cold_set(&full, &self.settings, &|_: &Problem| true, &t0, false);
+        // A wider cold margin than evaluations use: the certified ball needs the interior
+        // solution that a larger free set gives (with 0.25, the radius came out 0 when the
+        // ball domain binds, in `fast_anchor_agrees_with_clarabel`).
+        let settings = FastSettings { cold_margin: ANCHOR_COLD_MARGIN, ..self.settings.clone() };
+        let start = cold_set(&full, &settings, &|_: &Problem| true, &t0, false);
         let theta_of = |w: &[f64]| -> Vec<f64> { w.iter().zip(cm.centre().iter()).map(|(w, c)| c + w).collect() };
         let found = RefCell::new(None);
         // The bracket at the solver's theta (the IPM's dual has weight cost 1/n: the
@@ -40,7 +47,7 @@ impl FastCm {
             *found.borrow_mut() = Some((theta.clone(), a.to_vec(), &duals[0] * n));
             cm.certify(&theta, a, &(&duals[0] * n))
         };
-        let certified = solve_certified(&full, start, &self.settings, &ScoreMap { offset: n, scale: n }, None, |_| true, &t0, certify);
+        let certified = solve_certified(&full, start, &settings, &ScoreMap { offset: n, scale: n }, None, |_| true, &t0, certify);
         let Some(c) = certified else {
             self.count_fallback();
             return crate::anchor::minimise_cm(&self.reference, ball);

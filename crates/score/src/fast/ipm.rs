@@ -27,7 +27,7 @@
 //!
 //! Nothing here is trusted: the callers certify every answer with the backend-independent
 //! brackets of [`crate::cm`] and [`crate::sp`].
-use super::dense::{gemv, mul, syrk, Cholesky};
+use super::dense::{gemv, min_eigenvalue, mul, svd, syrk, Cholesky};
 use crate::linalg::quad_forms;
 use nalgebra::{DMatrix, DVector};
 use std::borrow::Cow;
@@ -290,9 +290,8 @@ impl NtBlock {
     fn new(s: &DMatrix<f64>, z: &DMatrix<f64>) -> Option<Self> {
         let ls = nalgebra::Cholesky::new(sym(s.clone()))?.unpack();
         let lz = nalgebra::Cholesky::new(sym(z.clone()))?.unpack();
-        let svd = (lz.transpose() * &ls).svd(true, true);
-        let (u, vt) = (svd.u?, svd.v_t?);
-        let lambda = svd.singular_values;
+        let (u, lambda, vt) = svd(&lz.tr_mul(&ls))?;
+        let lambda = DVector::from_vec(lambda);
         if lambda.iter().any(|l| !(*l > 0.0) || !l.is_finite()) {
             return None;
         }
@@ -332,7 +331,7 @@ impl NtBlock {
     fn max_step(&self, d: &DMatrix<f64>) -> f64 {
         let isq = self.lambda.map(|l| 1.0 / l.sqrt());
         let m = DMatrix::from_fn(d.nrows(), d.ncols(), |i, j| isq[i] * d[(i, j)] * isq[j]);
-        let min = sym(m).symmetric_eigenvalues().min();
+        let min = min_eigenvalue(&sym(m));
         if min < 0.0 { -1.0 / min } else { f64::INFINITY }
     }
 }
@@ -462,14 +461,18 @@ impl Normal {
             syrk(&fs, false, 1.0, 1.0, &mut inner);
             AaSolver::Woodbury { fs, sqrt_dg, inner: Cholesky::new(inner)? }
         } else {
-            let mut m = DMatrix::from_diagonal(&DVector::from_column_slice(&dg));
+            // `M_aa = Dg + sum_b (P_b^T P_b)∘(P_b^T P_b) + sum_j d_j g_j^2 1 1^T`, built in
+            // place (the N x N temporaries dominated the iteration at D = 55).
+            let mut m = DMatrix::zeros(n, n);
+            let mut gram = DMatrix::zeros(n, n);
             for p in &scaled {
-                let mut gram = DMatrix::zeros(n, n);
                 syrk(p, true, 1.0, 0.0, &mut gram);
-                m += gram.component_mul(&gram);
+                m.zip_apply(&gram, |mi, g| *mi += g * g);
             }
-            for (j, row) in problem.rows.iter().enumerate() {
-                m.add_scalar_mut(d_row[j] * row.a_coeff * row.a_coeff);
+            let rows: f64 = problem.rows.iter().zip(&d_row).map(|(row, d)| d * row.a_coeff * row.a_coeff).sum();
+            m.add_scalar_mut(rows);
+            for (i, d) in dg.iter().enumerate() {
+                m[(i, i)] += d;
             }
             let chol = Cholesky::new(m.clone())?;
             AaSolver::Dense(m, chol)
@@ -579,18 +582,22 @@ impl Normal {
     }
 
     /// Solve the bordered system for `(da, dt)`, with iterative refinement against the
-    /// unfactored matrix (the Woodbury form loses digits when `Dg` spans many decades).
+    /// unfactored matrix (the Woodbury form loses digits when `Dg` spans many decades). The
+    /// refinement stops when the residual is at rounding level or no longer halves (as
+    /// LAPACK's refinement does: further steps only repeat the rounding of the residual).
     fn solve(&self, ra: &[f64], rt: &[f64]) -> XVec {
         let mut x = self.solve_once(ra, rt);
         let norm = ra.iter().chain(rt).fold(0.0f64, |m, v| m.max(v.abs()));
+        let mut last = f64::INFINITY;
         for _ in 0..8 {
             let mx = self.apply(&x);
             let res_a: Vec<f64> = ra.iter().zip(&mx.a).map(|(r, m)| r - m).collect();
             let res_t: Vec<f64> = rt.iter().zip(&mx.t).map(|(r, m)| r - m).collect();
             let res = res_a.iter().chain(&res_t).fold(0.0f64, |m, v| m.max(v.abs()));
-            if !(res > 1e-14 * norm) {
+            if !(res > 1e-14 * norm) || res > 0.5 * last {
                 break;
             }
+            last = res;
             let c = self.solve_once(&res_a, &res_t);
             axpyv(&mut x.a, 1.0, &c.a);
             axpyv(&mut x.t, 1.0, &c.t);
