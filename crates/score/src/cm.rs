@@ -302,21 +302,69 @@ pub fn best_scaled_bound(n: f64, beta: f64, q: &[f64]) -> f64 {
 }
 
 /// The maximiser `t` of [`best_scaled_bound`]'s function and its value (not clamped).
+///
+/// The scan starts at `t = 1` (where the dual of a solve already is, up to rounding) instead
+/// of sorting all `n` breakpoints: the slope just right of 1 says on which side the maximum
+/// lies, and the breakpoints on that side are taken nearest first, in growing batches by
+/// selection, until the slope changes sign (for a solve's dual, after a few). Same maximiser as
+/// the scan over all breakpoints in order; linear time unless most breakpoints are needed.
 pub fn best_scale(n: f64, beta: f64, q: &[f64]) -> (f64, f64) {
     let value = |t: f64| n - t * beta - q.iter().map(|qi| (1.0 - t * qi / n).max(0.0)).sum::<f64>();
-    let mut breaks: Vec<(f64, f64)> = q.iter().filter(|qi| **qi > 0.0).map(|qi| (n / qi, qi / n)).collect();
-    breaks.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let mut slope = -beta + breaks.iter().map(|b| b.1).sum::<f64>();
-    let mut best_t = 0.0;
-    for (t, drop) in &breaks {
-        if slope <= 0.0 {
-            break;
+    // Breakpoints `(n / q_i, q_i / n)` on each side of 1 (`q_i = 0` never breaks).
+    let (above, below): (Vec<(f64, f64)>, Vec<(f64, f64)>) =
+        q.iter().filter(|qi| **qi > 0.0).map(|qi| (n / qi, qi / n)).partition(|b| b.0 > 1.0);
+    let slope_at_one = -beta + above.iter().map(|b| b.1).sum::<f64>();
+    let best_t = if slope_at_one > 0.0 {
+        // Rightwards from 1: the last breakpoint at which the slope is still positive.
+        let mut slope = slope_at_one;
+        let mut best_t = 1.0;
+        for (t, drop) in nearest_first(above, |a, b| a.0.total_cmp(&b.0)) {
+            if slope <= 0.0 {
+                break;
+            }
+            best_t = t;
+            slope -= drop;
         }
-        best_t = *t;
-        slope -= drop;
-    }
+        best_t
+    } else {
+        // Leftwards from 1: the first breakpoint (largest t) left of which the slope is
+        // positive; 0 if there is none.
+        let mut slope = slope_at_one;
+        let mut best_t = 0.0;
+        for (t, drop) in nearest_first(below, |a, b| b.0.total_cmp(&a.0)) {
+            slope += drop;
+            if slope > 0.0 {
+                best_t = t;
+                break;
+            }
+        }
+        best_t
+    };
     // The unit scale guards against rounding in the breakpoint search.
     [(best_t, value(best_t)), (1.0, value(1.0))].into_iter().max_by(|a, b| a.1.total_cmp(&b.1)).expect("two candidates")
+}
+
+/// The items in the order of `cmp`, produced lazily: batches of growing size (16, 64, ...)
+/// are split off by selection and sorted, so that taking the first `k` costs `O(n + k log k)`.
+fn nearest_first<T>(mut items: Vec<T>, cmp: impl Fn(&T, &T) -> std::cmp::Ordering + Copy) -> impl Iterator<Item = T> {
+    let mut batch = 16;
+    let mut ready: std::vec::IntoIter<T> = Vec::new().into_iter();
+    std::iter::from_fn(move || {
+        if ready.len() == 0 && !items.is_empty() {
+            let k = batch.min(items.len());
+            let mut head: Vec<T> = if k < items.len() {
+                items.select_nth_unstable_by(k, cmp);
+                let rest = items.split_off(k);
+                std::mem::replace(&mut items, rest)
+            } else {
+                std::mem::take(&mut items)
+            };
+            head.sort_unstable_by(cmp);
+            ready = head.into_iter();
+            batch *= 4;
+        }
+        ready.next()
+    })
 }
 
 pub(crate) fn check_finite(what: &'static str, values: &[f64]) -> Result<(), ScoreError> {
@@ -344,6 +392,42 @@ mod tests {
             assert!(best >= grid - 1e-12 && best <= grid + 1e-3, "beta {beta}: {best} vs grid {grid}");
             let (t, v) = best_scale(n, beta, &q);
             assert!((value(t) - v).abs() < 1e-12 && (v.max(0.0) - best).abs() < 1e-12);
+        }
+    }
+
+    /// The scan from `t = 1` finds the same maximum as the plain scan over all breakpoints in
+    /// order, on both sides of 1 and with many breakpoints below it.
+    #[test]
+    fn best_scale_matches_sorted_scan() {
+        let plain = |n: f64, beta: f64, q: &[f64]| {
+            let value = |t: f64| n - t * beta - q.iter().map(|qi| (1.0 - t * qi / n).max(0.0)).sum::<f64>();
+            let mut breaks: Vec<(f64, f64)> = q.iter().filter(|qi| **qi > 0.0).map(|qi| (n / qi, qi / n)).collect();
+            breaks.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let mut slope = -beta + breaks.iter().map(|b| b.1).sum::<f64>();
+            let mut best_t = 0.0;
+            for (t, drop) in &breaks {
+                if slope <= 0.0 {
+                    break;
+                }
+                best_t = *t;
+                slope -= drop;
+            }
+            value(best_t).max(value(1.0))
+        };
+        let mut state = 7u64;
+        let mut uniform = move || {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (state >> 11) as f64 / (1u64 << 53) as f64
+        };
+        for case in 0..200 {
+            let len = 1 + case * 7;
+            let n = len as f64;
+            // Quadratic forms around n (margins around 0), a few far below or above.
+            let q: Vec<f64> = (0..len).map(|_| n * (0.3 + 1.4 * uniform()).powi(if uniform() < 0.1 { 3 } else { 1 })).collect();
+            let beta = n * 2.0 * uniform();
+            let (_, v) = best_scale(n, beta, &q);
+            let expect = plain(n, beta, &q);
+            assert!((v - expect).abs() <= 1e-9 * n, "case {case}: {v} vs {expect}");
         }
     }
 }
