@@ -88,8 +88,9 @@ pub fn min_eigenvalue(a: &DMatrix<f64>) -> f64 {
     if info == 0 && found as usize == n { w[0] } else { f64::NAN }
 }
 
-/// Singular value decomposition `A = U diag(s) V^T` of a square matrix (LAPACK `dgesdd`):
-/// `(U, s, V^T)`, `s` in decreasing order. `None` when LAPACK fails.
+/// Singular value decomposition `A = U diag(s) V^T` of a square matrix (LAPACK `dgesvd`,
+/// which for the small blocks here beats the divide-and-conquer `dgesdd`): `(U, s, V^T)`, `s`
+/// in decreasing order. `None` when LAPACK fails.
 pub fn svd(a: &DMatrix<f64>) -> Option<(DMatrix<f64>, Vec<f64>, DMatrix<f64>)> {
     let n = a.nrows();
     assert_eq!(n, a.ncols(), "svd of a non-square matrix");
@@ -99,17 +100,16 @@ pub fn svd(a: &DMatrix<f64>) -> Option<(DMatrix<f64>, Vec<f64>, DMatrix<f64>)> {
     let mut buf = a.as_slice().to_vec();
     let (mut u, mut vt) = (DMatrix::zeros(n, n), DMatrix::zeros(n, n));
     let mut s = vec![0.0; n];
-    let lwork = 4 * n * n + 8 * n + 1;
+    let lwork = 8 * n + 64;
     let mut work = vec![0.0; lwork];
-    let mut iwork = vec![0; 8 * n];
     let mut info = 0;
     let ld = n.max(1) as i32;
-    // SAFETY: all buffers are n x n column-major with leading dimension n; `work` has at least
-    // the size dgesdd documents for JOBZ = 'A' (3n + max(4n^2 + 4n, ...)) and `iwork` 8n.
+    // SAFETY: all buffers are n x n column-major with leading dimension n; `work` exceeds the
+    // minimum dgesvd documents for a square matrix (max(3n + n, 5n)).
     unsafe {
-        lapack::dgesdd(
-            b'A', n as i32, n as i32, &mut buf, ld, &mut s, u.as_mut_slice(), ld, vt.as_mut_slice(), ld, &mut work,
-            lwork as i32, &mut iwork, &mut info,
+        lapack::dgesvd(
+            b'A', b'A', n as i32, n as i32, &mut buf, ld, &mut s, u.as_mut_slice(), ld, vt.as_mut_slice(), ld, &mut work,
+            lwork as i32, &mut info,
         )
     };
     (info == 0).then_some((u, s, vt))

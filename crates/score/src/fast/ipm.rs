@@ -327,12 +327,18 @@ impl NtBlock {
         DMatrix::from_fn(r.nrows(), r.ncols(), |i, j| 2.0 * r[(i, j)] / (self.lambda[i] + self.lambda[j]))
     }
 
-    /// Largest step `alpha` with `Lambda + alpha * d ⪰ 0` (infinite when `d ⪰ 0`).
-    fn max_step(&self, d: &DMatrix<f64>) -> f64 {
+    /// `min(cap, largest alpha with Lambda + alpha * d ⪰ 0)` (the largest is infinite when
+    /// `d ⪰ 0`). With `M = Lambda^{-1/2} d Lambda^{-1/2}`, a Cholesky factor of `I + cap M`
+    /// shows that `cap` is admissible without the eigenvalue (the usual case: another cone or
+    /// the unit step binds).
+    fn max_step(&self, d: &DMatrix<f64>, cap: f64) -> f64 {
         let isq = self.lambda.map(|l| 1.0 / l.sqrt());
-        let m = DMatrix::from_fn(d.nrows(), d.ncols(), |i, j| isq[i] * d[(i, j)] * isq[j]);
-        let min = min_eigenvalue(&sym(m));
-        if min < 0.0 { -1.0 / min } else { f64::INFINITY }
+        let m = sym(DMatrix::from_fn(d.nrows(), d.ncols(), |i, j| isq[i] * d[(i, j)] * isq[j]));
+        if cap.is_finite() && Cholesky::new(DMatrix::identity(m.nrows(), m.ncols()) + &m * cap).is_some() {
+            return cap;
+        }
+        let min = min_eigenvalue(&m);
+        if min < 0.0 { cap.min(-1.0 / min) } else { cap }
     }
 }
 
@@ -380,9 +386,9 @@ impl Scaling {
         u.map(|p, i, x| x * v.scalar(p, i), |b, m| sym(m * &v.blk[b]))
     }
 
-    /// Largest step keeping `lambda + alpha * d` in the cone.
-    fn max_step(&self, d: &ConeVec) -> f64 {
-        let mut alpha = f64::INFINITY;
+    /// `min(cap, largest step keeping lambda + alpha * d in the cone)`.
+    fn max_step(&self, d: &ConeVec, cap: f64) -> f64 {
+        let mut alpha = cap;
         for (l, x) in [(&self.lambda.lo, &d.lo), (&self.lambda.up, &d.up), (&self.lambda.row, &d.row)] {
             for (li, xi) in l.iter().zip(x.iter()) {
                 if *xi < 0.0 {
@@ -391,7 +397,7 @@ impl Scaling {
             }
         }
         for (b, m) in self.blocks.iter().zip(&d.blk) {
-            alpha = alpha.min(b.max_step(m));
+            alpha = b.max_step(m, alpha);
         }
         alpha
     }
@@ -746,14 +752,15 @@ fn newton_step(problem: &Problem, it: &Iterate, rp: &ConeVec, rd: &XVec, mu: f64
     let neg_lsq = lambda_sq.map(|_, _, x| -x, |_, m| -m);
     let (_, ds_a, dz_a) = direction(&neg_lsq);
     let (dsa, dza) = (scaling.scale_s(&ds_a), scaling.scale_z(&dz_a));
-    let alpha_aff = scaling.max_step(&dsa).min(scaling.max_step(&dza)).min(1.0);
+    let alpha_aff = scaling.max_step(&dza, scaling.max_step(&dsa, 1.0));
     let sigma = (1.0 - alpha_aff).powi(3).clamp(0.0, 1.0);
     let mut rc = neg_lsq;
     rc.axpy(-1.0, &Scaling::jordan(&dsa, &dza));
     let shift = sigma * mu;
     rc = rc.map(|_, _, x| x + shift, |_, m| m + DMatrix::identity(m.nrows(), m.ncols()) * shift);
     let (dx, ds, dz) = direction(&rc);
-    let alpha_max = scaling.max_step(&scaling.scale_s(&ds)).min(scaling.max_step(&scaling.scale_z(&dz)));
+    // Steps beyond 1 / 0.99 are cut to 1 anyway.
+    let alpha_max = scaling.max_step(&scaling.scale_z(&dz), scaling.max_step(&scaling.scale_s(&ds), 1.0 / 0.99));
     let alpha = (0.99 * alpha_max).min(1.0);
     if !(alpha > 0.0) {
         return None;
