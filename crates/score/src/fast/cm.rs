@@ -153,7 +153,7 @@ impl FastCm {
         let cm = self.problem();
         let n = cm.n() as f64;
         let m: Vec<f64> = cm.quad_forms(y).iter().map(|q| 1.0 - q / n).collect();
-        let keep = score.map_or(0, |s| unfolded_budget(full, s.min(n)));
+        let keep = score.map_or(0, |s| unfolded_budget(s.min(n)));
         let status = classify_keeping(&m, self.settings.margin, keep);
         let mut set = match base {
             Some(mut set) => {
