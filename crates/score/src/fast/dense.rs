@@ -60,7 +60,8 @@ impl Cholesky {
 }
 
 /// Smallest eigenvalue of a symmetric matrix (lower triangle read; LAPACK `dsyevr`, eigenvalues
-/// only: for the small blocks here the QL sweep beats bisection for one eigenvalue). NaN when LAPACK fails (non-finite entries).
+/// only: for the small blocks here the QL sweep beats bisection for one eigenvalue). NaN when
+/// LAPACK fails (non-finite entries).
 pub fn min_eigenvalue(a: &DMatrix<f64>) -> f64 {
     let n = a.nrows();
     assert_eq!(n, a.ncols(), "eigenvalue of a non-square matrix");

@@ -182,10 +182,10 @@ impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
                 // `DEGENERATE` times the budget unfolded, the budget holds (at D = 50 the plain
                 // classification left 28000 of 50000 weights free, a 2-minute round).
                 let plain = classify(&m, self.settings.margin);
-                let keep = unfolded_budget(full.upper.iter().zip(&a).map(|(u, a)| u - a).sum());
-                let unfolded = plain.iter().filter(|s| **s != Status::Upper).count();
-                if round == 0 && loose.is_none() && unfolded > DEGENERATE * keep {
-                    classify_keeping(&m, self.settings.margin, keep)
+                if round == 0 && loose.is_none() {
+                    let keep = unfolded_budget(full.upper.iter().zip(&a).map(|(u, a)| u - a).sum());
+                    let unfolded = plain.iter().filter(|s| **s != Status::Upper).count();
+                    if unfolded > DEGENERATE * keep { classify_keeping(&m, self.settings.margin, keep) } else { plain }
                 } else {
                     plain
                 }
