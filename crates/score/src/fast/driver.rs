@@ -380,7 +380,7 @@ pub fn unfolded_budget(removed: f64) -> usize {
 
 /// The constant part of [`unfolded_budget`]. It was `4 m` (`m` the rank of the Newton
 /// system's low-rank part; 264 at D = 10); at D = 50 that is 5304, and degenerate problems (the
-/// first stage of a fit) kept ~5400 weights free: 30-120 s per warm evaluation at n = 50000,
+/// first stage of a fit) kept ~5400 weights free: 30-137 s per warm evaluation at n = 50000,
 /// against 0.2 s now (`oracle_time 50000 50 4 101 0.3`).
 const UNFOLDED_SLACK: usize = 256;
 
