@@ -18,7 +18,9 @@
 //! **Refinement** (5.3). Stage `j` whitens by `W_j = Sigma_j^{-1/2}` (`Sigma_0 = S0`), lifts
 //! `z_i = svec(W_j x_i x_i^T W_j)` (`|svec(A)| = |A|_F`, so Frobenius balls are Euclidean),
 //! and runs CM with centre `svec(I)`, `Gamma_j = (2 (1 + s_j)^2 + r_j^2 + delta) I` over
-//! `B(svec I, r_j)` ∩ the CM ellipsoid ∩ `{max(1 - 1.5 s_j, (1 - s_j)/2) I ⪯ S ⪯ (1 + 1.5 s_j) I}`. The release
+//! `B(svec I, r_j)` ∩ the CM ellipsoid ∩ `{max(1 - 1.5 s_j, l_j/2) I ⪯ S ⪯ (1 + 1.5 s_j) I}`, where
+//! `l_j > 0` is a guaranteed smallest eigenvalue of the whitened covariance (`1 - s_j` when
+//! `s_j < 1`; from the preconditioner's lower end otherwise, see [`RefinementPlan::lower_eigenvalue`]). The release
 //! `S_j` gives `Sigma_{j+1} = Sigma_j^{1/2} S_j Sigma_j^{1/2}`. Radii follow
 //! `r'_{j+1} = min(safety * sqrt(eta'_j (8 s_j + r_j^2 + delta)) + floor, r_j)`, then
 //! `r_{j+1} = r'_{j+1} / (1 - min(r'_{j+1}, 1/2))` for the re-whitening, `s_{j+1} = min(r_{j+1}, s_j)`,
@@ -58,10 +60,17 @@ pub fn matrix_of(v: &[f64]) -> DMatrix<f64> {
     DMatrix::from_row_slice(d, d, &smat(d, v))
 }
 
-/// Lower edge of the refinement's band for an operator bound `s < 1`:
-/// `max(1 - 1.5 s, (1 - s) / 2)`, strictly positive and below the truth's `1 - s`.
-fn band_lower(s: f64) -> f64 {
-    (1.0 - 1.5 * s).max(0.5 * (1.0 - s))
+/// Lower edge of the refinement's band for an operator bound `s` and a guaranteed smallest
+/// eigenvalue `l > 0` of the stage's whitened covariance: `max(1 - 1.5 s, l / 2)`, strictly
+/// positive (so every release, and every re-whitening by it, is positive definite whatever the
+/// data) and below the truth's `max(1 - s, l)`.
+fn band_lower(s: f64, l: f64) -> f64 {
+    (1.0 - 1.5 * s).max(0.5 * l)
+}
+
+/// Upper edge of the refinement's band: `1 + 1.5 s`.
+fn band_upper(s: f64) -> f64 {
+    1.0 + 1.5 * s
 }
 
 /// `svec` of a (symmetrised) matrix.
@@ -114,6 +123,10 @@ pub struct RefinementPlan {
     /// Frobenius radius `r_j` and operator bound `s_j` of the stage's whitened covariance.
     pub radius: f64,
     pub spectral: f64,
+    /// A guaranteed smallest eigenvalue `l_j > 0` of the stage's whitened covariance (the
+    /// preconditioner's lower end for `j = 0`; `max(l_{j-1} / (1 + 1.5 s_{j-1}), 1 - s_j)` after).
+    /// It keeps the band positive definite when `s_j >= 1`.
+    pub lower_eigenvalue: f64,
     pub gamma: f64,
     pub score_bound: f64,
     /// `r_{j+1}`.
@@ -242,6 +255,8 @@ impl PrivateCovariance {
         // Sigma~ ⪰ I / (2K).
         let lower_side = if worst_case_valid { 1.0 - (1.0 - gamma - eta * lambda) / (1.0 + stat) } else { 1.0 - 1.0 / upper };
         let s0 = (hi - 1.0).max(lower_side);
+        // `1 - lower_side > 0` in both branches: the smallest eigenvalue of `Sigma~`.
+        let mut l = 1.0 - lower_side;
         let preconditioner = PreconditionerPlan { epsilon: eps_pre, lambda, width: gamma, lower, upper, score_bound: k_pre, spectral_bound: s0, worst_case_valid };
         let stages = self.refinement_stages;
         let eps_j = (1.0 - self.preconditioner_share) * self.epsilon / stages as f64;
@@ -257,11 +272,14 @@ impl PrivateCovariance {
                 return Err(LearnError::TooFewSamples(format!("the refinement's score bound {k:.0} is too large for {m} pairs")));
             }
             let next = (c.safety * (eta_j * (8.0 * s + r * r + delta)).sqrt() + floor).min(r);
-            refinement.push(RefinementPlan { epsilon: eps_j, radius: r, spectral: s, gamma: 2.0 * (1.0 + s).powi(2) + r * r + delta, score_bound: k, accuracy: next });
+            refinement.push(RefinementPlan { epsilon: eps_j, radius: r, spectral: s, lower_eigenvalue: l, gamma: 2.0 * (1.0 + s).powi(2) + r * r + delta, score_bound: k, accuracy: next });
             // Re-whitening by the release divides the next error by about `1 - r` (its smallest
-            // eigenvalue); the operator bound never grows.
+            // eigenvalue); the operator bound never grows. The release lies in the band, so the
+            // next whitened covariance keeps at least `l / (1 + 1.5 s)`.
+            let upper = band_upper(s);
             r = next / (1.0 - next.min(0.5));
             s = r.min(s);
+            l = (l / upper).max(1.0 - s);
         }
         Ok(CovariancePlan { pairs: m, preconditioner, refinement })
     }
@@ -311,7 +329,7 @@ impl PrivateCovariance {
                     lifted[(i, k)] = v;
                 }
             }
-            let band = Spectrahedron::new(d, band_lower(stage.spectral), 1.0 + 1.5 * stage.spectral)?;
+            let band = Spectrahedron::new(d, band_lower(stage.spectral, stage.lower_eigenvalue), band_upper(stage.spectral))?;
             let cm = CmStage { centre: &identity, radius: stage.radius, gamma: stage.gamma, epsilon: stage.epsilon, sampler: self.sampler };
             let out = run_cm_stage(&lifted, &cm, Some(Box::new(band)), &mut rng, &mut |p| progress(j + 1, p))?;
             let half = spd_power(&sigma, 0.5);
@@ -321,5 +339,33 @@ impl PrivateCovariance {
         let covariance = (0..d).map(|i| (0..d).map(|k| 0.5 * (sigma[(i, k)] + sigma[(k, i)])).collect()).collect();
         let report = CovarianceReport { epsilon: self.epsilon, delta: 0.0, plan, preconditioner, refinement, elapsed_s: clock.elapsed().as_secs_f64() };
         Ok(CovarianceFit { covariance, report })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every planned refinement band is positive definite and contains the whitened truth's
+    /// guaranteed spectrum `[max(1 - s, l), 1 + s]`, also where the operator bound `s >= 1`
+    /// (d = 10, n = 20000 at eps 1.5: `s = 1.05`, where the old lower edge `(1 - s)/2` was
+    /// negative and a release with a negative eigenvalue made the next whitening overflow).
+    #[test]
+    fn refinement_bands_are_positive_definite_and_contain_the_truth() {
+        let mut wide = 0;
+        for &(n, d) in &[(2_000, 2), (20_000, 5), (20_000, 10), (100_000, 5), (100_000, 20), (50_000, 50)] {
+            for &eps in &[0.3, 1.5, 4.0] {
+                for &eta in &[0.0, 0.01, 0.05] {
+                    let Ok(plan) = PrivateCovariance::new(eps).kappa(100.0).corruption(eta).plan(n, d) else { continue };
+                    for st in &plan.refinement {
+                        let (lo, hi) = (band_lower(st.spectral, st.lower_eigenvalue), band_upper(st.spectral));
+                        assert!(lo > 0.0 && st.lower_eigenvalue > 0.0, "n {n} d {d} eps {eps} eta {eta}: band lower {lo}");
+                        assert!(lo < (1.0 - st.spectral).max(st.lower_eigenvalue) && hi > 1.0 + st.spectral);
+                        wide += usize::from(st.spectral >= 1.0);
+                    }
+                }
+            }
+        }
+        assert!(wide > 0, "the grid must include stages with s >= 1");
     }
 }

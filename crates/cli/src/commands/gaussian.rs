@@ -50,7 +50,7 @@ fn covariance_stages(report: &CovarianceReport, diagnostics: bool) -> Vec<Value>
     let mut out = vec![pre];
     for (p, step) in plan.refinement.iter().zip(&report.refinement) {
         let mut v = json!({
-            "step": "refinement", "epsilon": p.epsilon, "radius": p.radius, "spectral": p.spectral, "gamma": p.gamma,
+            "step": "refinement", "epsilon": p.epsilon, "radius": p.radius, "spectral": p.spectral, "lower_eigenvalue": p.lower_eigenvalue, "gamma": p.gamma,
             "score_bound": p.score_bound, "accuracy_bound": p.accuracy, "release_svec_whitened": step.release,
         });
         if diagnostics {
