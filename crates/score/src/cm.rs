@@ -32,6 +32,7 @@ use crate::linalg::{self,
 };
 use crate::{ScoreError, ScoreEval};
 use nalgebra::{Cholesky, DMatrix, DVector, Dyn};
+use std::sync::Arc;
 
 /// Problem data of the CM score: centred points, centre and budget matrix.
 #[derive(Clone, Debug)]
@@ -153,38 +154,48 @@ impl CertifiedMean {
         b
     }
 
-    /// `sum_i c_i zh_i zh_i^T` for coefficients `c`.
-    pub fn weighted_scatter(&self, coeffs: &[f64]) -> DMatrix<f64> {
-        linalg::weighted_scatter(&self.zh, coeffs)
-    }
-
-    /// The normalised LMI `L(theta, a) = B(theta) - sum_i (a_i / n) zh_i zh_i^T`.
-    pub fn lmi(&self, theta: &[f64], a: &[f64]) -> DMatrix<f64> {
-        let n = self.n() as f64;
-        let coeffs: Vec<f64> = a.iter().map(|x| x / n).collect();
-        self.b_matrix(theta) - self.weighted_scatter(&coeffs)
-    }
-
     /// Turn candidate weights into feasible ones (see the module doc) and return them; their
     /// sum certifies `CM(theta) <= n - sum`. `theta` must be in the domain.
+    ///
+    /// `L(theta, s a) = B - s S(a)` with `S(a) = sum_i (a_i / n) zh_i zh_i^T` computed once,
+    /// from the weights below the cap (`S(a) = S(1) - sum_{a_i < 1} ((1 - a_i) / n) zh_i zh_i^T`)
+    /// when they are fewer than the positive ones: most weights sit at 1 where the score is
+    /// small, so the sum runs over a few hundred points instead of all `n`.
     pub fn feasible_weights(&self, theta: &[f64], candidate: &[f64]) -> Vec<f64> {
         let a: Vec<f64> = candidate
             .iter()
             .map(|x| if x.is_finite() { x.clamp(0.0, 1.0) } else { 0.0 })
             .collect();
-        let violation = -min_eigenvalue(&self.lmi(theta, &a));
+        let b = self.b_matrix(theta);
+        let s_a = self.normalised_scatter(&a);
+        let violation = -min_eigenvalue(&(&b - &s_a));
         if violation <= 0.0 {
             return a;
         }
-        let b_min = min_eigenvalue(&self.b_matrix(theta));
+        let b_min = min_eigenvalue(&b);
         if b_min <= 0.0 {
             return vec![0.0; a.len()];
         }
         // L(theta, s a) = (1 - s) B + s L(theta, a) ⪰ 0 for s = b / (b + e).
-        let shrink = verified_shrink(b_min / (b_min + violation), |s| {
-            min_eigenvalue(&self.lmi(theta, &scaled(&a, s))) >= 0.0
-        });
+        let shrink = verified_shrink(b_min / (b_min + violation), |s| min_eigenvalue(&(&b - &s_a * s)) >= 0.0);
         scaled(&a, shrink)
+    }
+
+    /// `S(a) = sum_i (a_i / n) zh_i zh_i^T` for weights in `[0, 1]`, summed over the positive
+    /// weights or, when fewer, over the weights below 1 (subtracted from `S(1)`).
+    fn normalised_scatter(&self, a: &[f64]) -> DMatrix<f64> {
+        let n = self.n() as f64;
+        let below: Vec<usize> = (0..a.len()).filter(|&i| a[i] < 1.0).collect();
+        let positive = a.iter().filter(|x| **x > 0.0).count();
+        if below.len() < positive {
+            let points = self.zh.select_columns(&below);
+            let gaps: Vec<f64> = below.iter().map(|&i| (1.0 - a[i]) / n).collect();
+            &self.scatter - linalg::weighted_scatter(&points, &gaps)
+        } else {
+            let keep: Vec<usize> = (0..a.len()).filter(|&i| a[i] > 0.0).collect();
+            let coeffs: Vec<f64> = keep.iter().map(|&i| a[i] / n).collect();
+            linalg::weighted_scatter(&self.zh.select_columns(&keep), &coeffs)
+        }
     }
 
     /// Certified upper bound `n - sum a` from candidate weights.
@@ -215,7 +226,8 @@ impl CertifiedMean {
         let y_col: Vec<f64> = (0..dim).map(|k| t * y[(k, dim)]).collect();
         let trace_const = t * (trace_product(&y.view((0, 0), (dim, dim)).into_owned(), &self.gamma) + y[(dim, dim)]);
         let offset = n - penalty - trace_const + 2.0 * y_col.iter().zip(self.centre.iter()).map(|(a, c)| a * c).sum::<f64>();
-        Cut { y: y * t, offset, gradient: y_col.iter().map(|a| -2.0 * a).collect() }
+        let quad = q.iter().map(|qi| t * qi).collect();
+        Cut { quad, offset, gradient: y_col.iter().map(|a| -2.0 * a).collect() }
     }
     /// Certified lower bound from the dual direction `e e^T` of the bottom eigenvector `e` of
     /// `B(theta)` (module doc): cheap, and close to `n` near the domain's boundary.
@@ -268,9 +280,10 @@ impl CertifiedMean {
 /// level body, valid everywhere, reusable at any `theta` and along any line.
 #[derive(Clone, Debug)]
 pub struct Cut {
-    /// The dual matrix at the scale of the cut (`t Y`); its margins `1 - zh_i^T Y zh_i / n`
-    /// classify the weights (positive: at the cap).
-    pub y: DMatrix<f64>,
+    /// The quadratic forms `zh_i^T (t Y) zh_i` of the dual at the scale of the cut; the margins
+    /// `1 - zh_i^T (t Y) zh_i / n` classify the weights (positive: at the cap). Kept so that a
+    /// warm start from this cut costs no pass over the data.
+    pub quad: Arc<[f64]>,
     offset: f64,
     gradient: Vec<f64>,
 }
@@ -378,7 +391,24 @@ pub(crate) fn check_finite(what: &'static str, values: &[f64]) -> Result<(), Sco
 
 #[cfg(test)]
 mod tests {
-    use super::{best_scale, best_scaled_bound};
+    use super::{best_scale, best_scaled_bound, CertifiedMean};
+    use nalgebra::DMatrix;
+
+    /// `S(a)` summed over the weights below the cap (subtracted from `S(1)`) or over the
+    /// positive ones equals the plain sum over all points, for weights mostly at 1, mostly at
+    /// 0, and mixed.
+    #[test]
+    fn normalised_scatter_matches_the_plain_sum() {
+        let (n, dim) = (300, 4);
+        let points = DMatrix::from_fn(n, dim, |i, k| ((i * 7 + k * 13) % 17) as f64 / 5.0 - 1.5);
+        let cm = CertifiedMean::new(&points, &[0.1, -0.2, 0.0, 0.3], &DMatrix::identity(dim, dim)).expect("valid");
+        for (ones, zeros) in [(280, 10), (10, 280), (150, 100)] {
+            let a: Vec<f64> = (0..n).map(|i| if i < ones { 1.0 } else if i < ones + zeros { 0.0 } else { (i % 10) as f64 / 10.0 }).collect();
+            let plain = crate::linalg::weighted_scatter(&cm.zh, &a.iter().map(|x| x / n as f64).collect::<Vec<_>>());
+            let diff = (cm.normalised_scatter(&a) - &plain).amax();
+            assert!(diff < 1e-12 * plain.amax(), "{ones} ones, {zeros} zeros: {diff}");
+        }
+    }
 
     /// The breakpoint search finds the maximum of the concave function over a fine grid of t.
     #[test]

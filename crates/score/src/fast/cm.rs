@@ -25,7 +25,7 @@ use std::borrow::Cow;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use super::warm::WarmPool;
 use std::cell::RefCell;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// The CM score on the fast interior-point backend.
 #[derive(Debug)]
@@ -137,22 +137,22 @@ impl FastCm {
         cuts.push(cut);
     }
 
-    /// The kept cut with the largest value at `theta`: its dual matrix (the dual of a recent
+    /// The kept cut with the largest value at `theta`: the quadratic forms of its dual (the dual of a recent
     /// solve that is closest to optimal at `theta`) and that value (the largest lower bound
     /// the kept cuts give there).
-    fn tightest_cut(&self, theta: &[f64]) -> Option<(DMatrix<f64>, f64)> {
+    fn tightest_cut(&self, theta: &[f64]) -> Option<(Arc<[f64]>, f64)> {
         let cuts = self.cuts.lock().unwrap_or_else(|e| e.into_inner());
-        cuts.iter().map(|c| (c, c.value(theta))).max_by(|a, b| a.1.total_cmp(&b.1)).map(|(c, v)| (c.y.clone(), v))
+        cuts.iter().map(|c| (c, c.value(theta))).max_by(|a, b| a.1.total_cmp(&b.1)).map(|(c, v)| (c.quad.clone(), v))
     }
 
-    /// The active set a dual `Y` (certificate scale) gives with the warm margin: statuses
-    /// from the margins `1 - zh_i^T Y zh_i / n`, the fold updated from `base` when given
+    /// The active set a dual `Y` (certificate scale, given by its quadratic forms
+    /// `quad_i = zh_i^T Y zh_i`) gives with the warm margin: statuses from the margins
+    /// `1 - quad_i / n`, the fold updated from `base` when given
     /// (only the weights whose status changes) or computed afresh. With an estimate `score`
     /// of the score, at most [`unfolded_budget`] weights stay unfolded ([`classify_keeping`]).
-    pub(super) fn set_from_dual(&self, full: &Problem, base: Option<ActiveSet>, y: &DMatrix<f64>, score: Option<f64>) -> ActiveSet {
-        let cm = self.problem();
-        let n = cm.n() as f64;
-        let m: Vec<f64> = cm.quad_forms(y).iter().map(|q| 1.0 - q / n).collect();
+    pub(super) fn set_from_dual(&self, full: &Problem, base: Option<ActiveSet>, quad: &[f64], score: Option<f64>) -> ActiveSet {
+        let n = self.problem().n() as f64;
+        let m: Vec<f64> = quad.iter().map(|q| 1.0 - q / n).collect();
         let keep = score.map_or(0, |s| unfolded_budget(s.min(n)));
         let status = classify_keeping(&m, self.settings.margin, keep);
         let mut set = match base {
@@ -167,13 +167,13 @@ impl FastCm {
     }
 
     /// Along the ray `x + s u`: the smallest certified outer end of `{CM <= level}` among the
-    /// kept cuts, and the dual matrix of that cut.
-    pub(super) fn nearest_cut(&self, x: &[f64], u: &[f64], level: f64) -> Option<(f64, DMatrix<f64>)> {
+    /// kept cuts, and the quadratic forms of that cut's dual.
+    pub(super) fn nearest_cut(&self, x: &[f64], u: &[f64], level: f64) -> Option<(f64, Arc<[f64]>)> {
         let cuts = self.cuts.lock().unwrap_or_else(|e| e.into_inner());
         cuts.iter()
             .filter_map(|c| c.ray_end(x, u, level).map(|s| (s, c)))
             .min_by(|a, b| a.0.total_cmp(&b.0))
-            .map(|(s, c)| (s, c.y.clone()))
+            .map(|(s, c)| (s, c.quad.clone()))
     }
 
     fn full_problem(&self, b: DMatrix<f64>) -> Problem<'_> {
@@ -232,11 +232,13 @@ impl FastCm {
                 eval
             },
         );
+        // The set is kept as solved: the next evaluation re-derives its statuses from the
+        // tightest kept cut (this solve's is among them), so the final duals' margins (a pass
+        // over all n points) are not computed here.
         let answer = conclude(
-            &full,
             certified,
             &self.settings,
-            |set| self.keep_warm(set),
+            |set, _, _| self.keep_warm(set),
             || self.reference.evaluate(theta),
         )?;
         if answer.1.fallback {

@@ -427,20 +427,19 @@ fn subsample(full: &Problem, ns: usize) -> Problem<'static> {
     }
 }
 
-/// The answer of an evaluation: the certified solution, whose next active set (with
-/// `settings.margin`) is handed to `keep` for the warm start, or the reference backend's
-/// answer when the rounds failed.
+/// The answer of an evaluation: the certified solution, whose active set as solved and final
+/// duals (block, row) are handed to `keep` for the warm start (see [`next_set`]), or the
+/// reference backend's answer when the rounds failed.
 pub fn conclude(
-    full: &Problem,
     certified: Option<Certified>,
     settings: &FastSettings,
-    keep: impl FnOnce(ActiveSet),
+    keep: impl FnOnce(ActiveSet, &[DMatrix<f64>], &[f64]),
     reference: impl FnOnce() -> Result<ScoreEval, ScoreError>,
 ) -> Result<(ScoreEval, EvalStats), ScoreError> {
     match certified {
         Some(c) => {
             if settings.warm_start {
-                keep(next_set(full, c.set, &c.block_duals, &c.row_duals, settings.margin));
+                keep(c.set, &c.block_duals, &c.row_duals);
             }
             Ok((c.eval, c.stats))
         }

@@ -13,7 +13,7 @@
 //! so the fold is recomputed per evaluation). Falls back to the clarabel reference backend
 //! when the repair rounds fail.
 use super::active_set::{ActiveSet, Status};
-use super::driver::{cold_set, conclude, solve_certified, EvalStats, FastSettings, ScoreMap};
+use super::driver::{cold_set, conclude, next_set, solve_certified, EvalStats, FastSettings, ScoreMap};
 use super::ipm::{LinearRow, LmiBlock, Problem};
 use crate::clarabel_backend::ClarabelSp;
 use crate::linalg::min_eigenvalue;
@@ -103,10 +103,9 @@ impl FastSp {
             },
         );
         conclude(
-            &full,
             certified,
             &self.settings,
-            |set| self.warm.keep(set.status().to_vec()),
+            |set, blocks, rows| self.warm.keep(next_set(&full, set, blocks, rows, self.settings.margin).status().to_vec()),
             || self.reference.evaluate(theta),
         )
     }
