@@ -9,7 +9,7 @@ use rand::rngs::StdRng;
 use rand::SeedableRng;
 use serde_json::json;
 use sosdp_eval::synthetic::covariance_sample;
-use sosdp_eval::{frobenius_error, mahalanobis_error, spectral_error, tv_bound};
+use sosdp_eval::{frobenius_error, mahalanobis_error, spectral_error, tv_bound, tv_monte_carlo};
 use sosdp_learn::PrivateGaussian;
 
 fn main() {
@@ -32,6 +32,7 @@ fn main() {
                 "frobenius_error": frobenius_error(&sigma_hat, &s.covariance),
                 "mahalanobis_mean_error": mahalanobis_error(&fit.mean, &s.mean, &s.covariance),
                 "tv_bound": tv_bound(&s.mean, &s.covariance, &fit.mean, &sigma_hat),
+                "tv_monte_carlo": tv_monte_carlo(&s.mean, &s.covariance, &fit.mean, &sigma_hat, 100_000, seed).0,
                 "seconds": fit.report.elapsed_s,
                 "steps": fit.report.covariance.report.refinement.iter().map(|r| r.record.elapsed_s).collect::<Vec<_>>(),
                 "preconditioner_s": fit.report.covariance.report.preconditioner.record.elapsed_s,

@@ -14,5 +14,5 @@ pub use adversary::Adversary;
 pub use baseline::{ClippedLaplaceMean, CoordinateMedian, EmpiricalMean, MeanEstimator, Privacy};
 pub use coinpress::CoinPressMean;
 pub use filter::{FilterFit, FilterMean};
-pub use metrics::{frobenius_error, gaussian_kl, l2_error, mahalanobis_error, quantile, spectral_error, tv_bound};
+pub use metrics::{frobenius_error, gaussian_kl, l2_error, mahalanobis_error, quantile, spectral_error, tv_bound, tv_monte_carlo};
 pub use synthetic::{covariance_sample, gaussian_samples, CorruptedSample, CovarianceSample};

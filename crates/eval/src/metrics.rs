@@ -63,3 +63,56 @@ pub fn tv_bound(mu: &[f64], sigma: &DMatrix<f64>, mu_hat: &[f64], sigma_hat: &DM
     let kl = gaussian_kl(mu, sigma, mu_hat, sigma_hat).min(gaussian_kl(mu_hat, sigma_hat, mu, sigma));
     (kl / 2.0).sqrt().min(1.0)
 }
+
+/// A Monte Carlo estimate of `TV(P, Q)` for `P = N(mu, Sigma)`, `Q = N(mu_hat, Sigma_hat)`
+/// (MATH.md 5.4 step 5): `TV = E_P[(1 - q(x)/p(x))_+]`, averaged over `samples` draws from `P`
+/// (fixed `seed`). Returns the estimate and its standard error (at most `0.5 / sqrt(samples)`:
+/// each term lies in `[0, 1]`); NaN when either covariance is not positive definite.
+pub fn tv_monte_carlo(mu: &[f64], sigma: &DMatrix<f64>, mu_hat: &[f64], sigma_hat: &DMatrix<f64>, samples: usize, seed: u64) -> (f64, f64) {
+    use rand::SeedableRng;
+    use rand_distr::{Distribution, StandardNormal};
+    let (Some(l), Some(l_hat)) = (sigma.clone().cholesky(), sigma_hat.clone().cholesky()) else {
+        return (f64::NAN, f64::NAN);
+    };
+    let (l, l_hat) = (l.l(), l_hat.l());
+    let half_log_det = |l: &DMatrix<f64>| l.diagonal().iter().map(|v| v.ln()).sum::<f64>();
+    // log q(x) - log p(x) = -|L_hat^{-1} (x - mu_hat)|^2 / 2 + |g|^2 / 2 + log det L - log det L_hat.
+    let offset = half_log_det(&l) - half_log_det(&l_hat);
+    let shift = DVector::from_iterator(mu.len(), mu.iter().zip(mu_hat).map(|(a, b)| a - b));
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    let (mut sum, mut sum_sq) = (0.0, 0.0);
+    for _ in 0..samples.max(1) {
+        let g = DVector::from_fn(mu.len(), |_, _| StandardNormal.sample(&mut rng));
+        let centred = &l * &g + &shift;
+        let y = l_hat.solve_lower_triangular(&centred).unwrap_or_else(|| DVector::from_element(mu.len(), f64::NAN));
+        let log_ratio = 0.5 * (g.norm_squared() - y.norm_squared()) + offset;
+        let term = (1.0 - log_ratio.exp()).max(0.0);
+        sum += term;
+        sum_sq += term * term;
+    }
+    let k = samples.max(1) as f64;
+    let mean = sum / k;
+    (mean, ((sum_sq / k - mean * mean).max(0.0) / k).sqrt())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Against closed forms: 0 for equal laws; `2 Phi(delta / 2) - 1` for two unit-variance
+    /// Gaussians `delta` apart along one axis (d = 3, delta = 1: 0.38292); within 4 standard
+    /// errors (40000 draws: SE about 0.0024, so a bias of 0.01 is detected with power > 0.99),
+    /// and below the Pinsker bound.
+    #[test]
+    fn tv_monte_carlo_matches_closed_forms() {
+        let sigma = DMatrix::from_row_slice(3, 3, &[2.0, 0.3, 0.0, 0.3, 1.0, 0.1, 0.0, 0.1, 0.5]);
+        let (same, _) = tv_monte_carlo(&[1.0, 2.0, 3.0], &sigma, &[1.0, 2.0, 3.0], &sigma, 1000, 1);
+        assert!(same.abs() < 1e-9);
+        let id = DMatrix::identity(3, 3);
+        let (tv, se) = tv_monte_carlo(&[0.0; 3], &id, &[0.0, 1.0, 0.0], &id, 40000, 7);
+        assert!((tv - 0.382925).abs() < 4.0 * se, "{tv} +- {se}");
+        assert!(tv <= tv_bound(&[0.0; 3], &id, &[0.0, 1.0, 0.0], &id));
+        let (nan, _) = tv_monte_carlo(&[0.0; 3], &id, &[0.0; 3], &(-id.clone()), 10, 1);
+        assert!(nan.is_nan());
+    }
+}
