@@ -291,6 +291,13 @@ fn mechanism_mean_prints_independent_releases_in_the_domain() {
         "--seed", "5", "--iterations", "20",
     ]);
     assert_eq!(out.stdout, again.stdout);
+    // Without a seed, fresh OS randomness: two runs differ.
+    let fresh = |_| {
+        let out = sosdp(&["mechanism", "mean", "--data", &data, "--center", &c, "--radius", "0.8", "--gamma", "1.5", "--epsilon", "1", "--iterations", "20"]);
+        assert!(out.status.success(), "stderr: {}", String::from_utf8_lossy(&out.stderr));
+        out.stdout
+    };
+    assert_ne!(fresh(0), fresh(1), "unseeded runs repeated a release");
 }
 
 #[test]

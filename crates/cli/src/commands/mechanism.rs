@@ -8,7 +8,7 @@ use crate::CliError;
 use clap::{Args, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use rand::rngs::StdRng;
-use rand::SeedableRng;
+use rand::{RngExt, SeedableRng};
 use rayon::prelude::*;
 use serde_json::json;
 use sosdp_sampler::{release, Ball, Ellipsoid, Intersection, MechanismSettings, SamplerKind, Start};
@@ -42,9 +42,10 @@ pub struct MeanArgs {
     /// Number of independent releases K >= 1.
     #[arg(long, value_name = "K", default_value_t = 1, allow_negative_numbers = true)]
     draws: i64,
-    /// Seed of the sampler's randomness.
-    #[arg(long, value_name = "S", default_value_t = 0)]
-    seed: u64,
+    /// Seed of the sampler's randomness (reproducible runs; omit for fresh OS randomness, as a
+    /// published release should).
+    #[arg(long, value_name = "S")]
+    seed: Option<u64>,
     /// Sampling path.
     #[arg(long, value_enum, default_value_t = SamplerArg::Slice)]
     sampler: SamplerArg,
@@ -100,11 +101,15 @@ fn mean(args: &MeanArgs) -> Result<(), CliError> {
     let oracle = FastCm::new(problem);
     let anchor = oracle.minimise(Some(&BallDomain { centre, radius: args.radius }))?;
     let start = Start { theta: anchor.theta.clone(), score_upper: anchor.eval.upper };
+    let base = match args.seed {
+        Some(s) => s,
+        None => sosdp_learn::stage::seeded_rng(None).map_err(|e| CliError::Invalid(e.to_string()))?.random::<u64>(),
+    };
     let bar = progress_bar(&settings, args.draws as u64);
     let releases: Vec<_> = (0..args.draws as u64)
         .into_par_iter()
         .map(|k| {
-            let mut rng = StdRng::seed_from_u64(args.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(k));
+            let mut rng = StdRng::seed_from_u64(base.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(k));
             let oracle = oracle.clone();
             release(&oracle, &domain, &start, &settings, &mut rng, &mut |p| {
                 if p.phase == "slice" {
