@@ -7,8 +7,9 @@
 //! Privacy: the eps split (default 1/4 preconditioner, 1/2 refinement, 1/4 mean) is
 //! data-independent; the mean step uses the covariance release (already private) to whiten,
 //! which is adaptive composition, so the pair is eps-DP.
-use crate::covariance::{spd_power, CovarianceFit, PrivateCovariance};
+use crate::covariance::{spd_power, CovarianceFit, CovariancePlan, PrivateCovariance};
 use crate::mean::{MeanFit, PrivateMean};
+use crate::schedule::Schedule;
 use crate::{check_data, LearnError};
 use nalgebra::DMatrix;
 use serde::Serialize;
@@ -40,6 +41,18 @@ pub struct GaussianReport {
     /// covariance's planned operator error (public).
     pub whitened_radius: f64,
     pub elapsed_s: f64,
+}
+
+/// The public plan of a Gaussian fit: the covariance's plan and the mean step's schedule,
+/// with the whitened prior radius and the widening of `Gamma` the latter uses.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct GaussianPlan {
+    pub covariance: CovariancePlan,
+    pub mean: Schedule,
+    /// `R / sqrt(1 - s)`, `s` the covariance's planned operator error (capped at 0.99).
+    pub whitened_radius: f64,
+    /// `2 s / (1 - s)`.
+    pub widening: f64,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -122,26 +135,50 @@ impl PrivateGaussian {
         self.validate()?;
         check_data(data)?;
         let (n, d) = data.shape();
-        let covariance_learner = self.covariance_learner();
-        let cov_plan = covariance_learner.plan(n, d)?;
+        // Both plans are checked before any data-dependent computation.
+        let plan = self.plan(n, d)?;
+        let clock = Instant::now();
+        let cov = self.covariance_learner().fit_with_progress(data, progress)?;
+        let sigma = DMatrix::from_fn(d, d, |i, k| cov.covariance[i][k]);
+        let w = spd_power(&sigma, -0.5);
+        let steps = 1 + plan.covariance.refinement.len();
+        let mean_learner = self.mean_learner(plan.whitened_radius, plan.widening);
+        let mean = mean_learner.fit_with_progress(&(data * &w), &mut |j, p| progress(steps + j, p))?;
+        let half = spd_power(&sigma, 0.5);
+        let mu = &half * nalgebra::DVector::from_column_slice(&mean.estimate);
+        let report = GaussianReport { epsilon: self.epsilon, delta: 0.0, covariance: cov.clone(), mean, whitened_radius: plan.whitened_radius, elapsed_s: clock.elapsed().as_secs_f64() };
+        Ok(GaussianFit { mean: mu.iter().copied().collect(), covariance: cov.covariance, report })
+    }
+
+    /// The public plan for `n` records in `R^d` (no data needed).
+    pub fn plan(&self, n: usize, d: usize) -> Result<GaussianPlan, LearnError> {
+        self.validate()?;
+        let covariance = self.covariance_learner().plan(n, d)?;
         // The covariance's planned operator error `s`: `Sigma_hat ⪰ (1 - s) Sigma ⪰ (1 - s) I`,
         // so the whitened mean has norm <= R / sqrt(1 - s), and the whitened clean covariance
         // is within `s / (1 - s)` of I on both sides; `Gamma` widens by twice that (its upper
         // side and the lower side of the covariance enter the bound, MATH.md 2.1).
-        let s = cov_plan.refinement.last().map_or(cov_plan.preconditioner.spectral_bound, |s| s.accuracy).min(0.99);
+        let s = covariance.refinement.last().map_or(covariance.preconditioner.spectral_bound, |s| s.accuracy).min(0.99);
         let (whitened_radius, widening) = (self.radius / (1.0 - s).sqrt(), 2.0 * s / (1.0 - s));
-        let mean_learner = self.mean_learner(whitened_radius, widening);
-        // Both plans are checked before any data-dependent computation.
-        mean_learner.plan(n, d)?;
-        let clock = Instant::now();
-        let cov = covariance_learner.fit_with_progress(data, progress)?;
-        let sigma = DMatrix::from_fn(d, d, |i, k| cov.covariance[i][k]);
-        let w = spd_power(&sigma, -0.5);
-        let steps = 1 + cov_plan.refinement.len();
-        let mean = mean_learner.fit_with_progress(&(data * &w), &mut |j, p| progress(steps + j, p))?;
-        let half = spd_power(&sigma, 0.5);
-        let mu = &half * nalgebra::DVector::from_column_slice(&mean.estimate);
-        let report = GaussianReport { epsilon: self.epsilon, delta: 0.0, covariance: cov.clone(), mean, whitened_radius, elapsed_s: clock.elapsed().as_secs_f64() };
-        Ok(GaussianFit { mean: mu.iter().copied().collect(), covariance: cov.covariance, report })
+        let mean = self.mean_learner(whitened_radius, widening).plan(n, d)?;
+        Ok(GaussianPlan { covariance, mean, whitened_radius, widening })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The plan needs no data, widens the mean step by the covariance's planned error, and
+    /// rejects sizes no stage can use.
+    #[test]
+    fn plan_without_data() {
+        let learner = PrivateGaussian::new(2.0).radius(10.0).kappa(100.0);
+        let plan = learner.plan(100_000, 5).expect("a plan at the issue's size");
+        let s = plan.covariance.refinement.last().expect("refinement stages").accuracy;
+        assert!((plan.whitened_radius - 10.0 / (1.0 - s).sqrt()).abs() < 1e-12 && plan.widening > 0.0);
+        assert!(!plan.mean.stages.is_empty());
+        assert!(matches!(learner.plan(20, 5), Err(LearnError::TooFewSamples(_))));
+        assert!(PrivateGaussian::new(-1.0).plan(100_000, 5).is_err());
     }
 }

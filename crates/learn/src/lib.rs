@@ -15,6 +15,6 @@ pub mod stage;
 
 pub use covariance::{CovarianceFit, PrivateCovariance};
 pub use error::LearnError;
-pub use gaussian::{GaussianFit, PrivateGaussian};
+pub use gaussian::{GaussianFit, GaussianPlan, PrivateGaussian};
 pub use mean::{check_data, MeanFit, MeanReport, PrivateMean, StageReport};
 pub use schedule::{Constants, Schedule};
