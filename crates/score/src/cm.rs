@@ -205,8 +205,6 @@ impl CertifiedMean {
     }
 
     /// Certified lower bound from a candidate dual matrix `Y` of the normalised LMI
-    /// (projected onto the PSD cone first): `n - tr(Y B) - sum_i max(0, 1 - zh_i^T Y zh_i / n)`.
-    /// Certified lower bound from a candidate dual matrix `Y` of the normalised LMI
     /// (projected onto the PSD cone first), at its best multiple `t >= 0`:
     /// `max_t n - t tr(Y B) - sum_i max(0, 1 - t zh_i^T Y zh_i / n)`.
     pub fn lower_bound(&self, theta: &[f64], candidate_y: &DMatrix<f64>) -> f64 {
