@@ -137,9 +137,9 @@ impl FastCm {
         cuts.push(cut);
     }
 
-    /// The kept cut with the largest value at `theta`: the quadratic forms of its dual (the dual of a recent
-    /// solve that is closest to optimal at `theta`) and that value (the largest lower bound
-    /// the kept cuts give there).
+    /// The kept cut with the largest value at `theta`: the quadratic forms of its dual (the
+    /// dual of a recent solve that is closest to optimal at `theta`) and that value (the
+    /// largest lower bound the kept cuts give there).
     fn tightest_cut(&self, theta: &[f64]) -> Option<(Arc<[f64]>, f64)> {
         let cuts = self.cuts.lock().unwrap_or_else(|e| e.into_inner());
         cuts.iter().map(|c| (c, c.value(theta))).max_by(|a, b| a.1.total_cmp(&b.1)).map(|(c, v)| (c.quad.clone(), v))
