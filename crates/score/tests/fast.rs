@@ -102,6 +102,35 @@ fn membership_matches_full_evaluation() {
     assert_eq!(decided, 36);
 }
 
+/// Membership far outside the level body the warm state comes from (the sampler's stepping
+/// out along a new direction): the warm guess is given up for a cold start in some queries,
+/// and every answer still matches the reference score.
+#[test]
+fn far_queries_after_a_warm_solve_are_answered_right() {
+    let (n, d, g) = (2000, 6, 1.3);
+    let cm = instance(14, n, d, g);
+    let fast = FastCm::new(cm.clone());
+    let reference = ClarabelCm::new(cm);
+    let mut r = rng(140);
+    let inside = random_theta(&mut r, d, g, 0.05);
+    let (mut restarts, mut queries) = (0, 0);
+    for _ in 0..6 {
+        let far = random_theta(&mut r, d, g, 0.9);
+        let s = reference.evaluate(&far).unwrap().score;
+        for offset in [-20.0, 20.0] {
+            // Warm state from the inside point, then the far query.
+            fast.evaluate(&inside).unwrap();
+            let (eval, stats) = fast.evaluate_detailed(&far, Some(s + offset)).unwrap();
+            assert!(!stats.fallback, "{stats:?}");
+            assert_eq!(eval.upper <= s + offset, offset > 0.0, "score {s}, level {}: {eval:?}", s + offset);
+            assert!(eval.lower <= s + 1e-6 && s <= eval.upper + 1e-6, "score {s} outside {eval:?}");
+            restarts += stats.restarted_cold as usize;
+            queries += 1;
+        }
+    }
+    assert!(restarts >= 1, "no query gave up its warm guess: the test does not reach the cold restart");
+}
+
 /// Chord endpoints: just inside has score <= level (+ accuracy), just outside has score
 /// > level (- accuracy), checked with the reference backend.
 #[test]

@@ -35,10 +35,22 @@ pub struct ActiveSet {
     folded_mass: f64,
     /// The margins the statuses were derived from (0 when unknown).
     margins: Vec<f64>,
-    /// When the statuses are a cold start's estimate from a subsample's dual (see
-    /// [`super::driver::cold_set`]): the weight the subsample's optimum removes, scaled to all
-    /// weights.
-    estimate: Option<f64>,
+    /// Where the statuses come from, as far as the first round's treatment depends on it.
+    origin: Origin,
+}
+
+/// Where an active set's statuses come from.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Origin {
+    /// A solve (or given): repaired round by round.
+    Solved,
+    /// A cold start's estimate from a subsample's dual (see [`super::driver::cold_set`]),
+    /// with the weight the subsample's optimum removes, scaled to all weights.
+    Estimate(f64),
+    /// A warm start's guess from the dual of a solve at another `theta`: when its fold is
+    /// infeasible or the dual of its first round contradicts more statuses than one repair
+    /// frees, the guess is abandoned for a cold start (see [`super::driver`]).
+    Guess,
 }
 
 impl ActiveSet {
@@ -56,19 +68,25 @@ impl ActiveSet {
             .collect();
         let folded = full.blocks.iter().map(|b| crate::linalg::weighted_scatter(&b.points, &folded_weights)).collect();
         let margins = vec![0.0; status.len()];
-        ActiveSet { status, folded, folded_mass: folded_weights.iter().sum(), margins, estimate: None }
+        ActiveSet { status, folded, folded_mass: folded_weights.iter().sum(), margins, origin: Origin::Solved }
     }
 
-    /// Mark the statuses as a cold start's estimate whose program removes about `removed`
-    /// weight.
-    pub fn into_estimate(mut self, removed: f64) -> Self {
-        self.estimate = Some(removed);
+    /// Mark where the statuses come from.
+    pub fn with_origin(mut self, origin: Origin) -> Self {
+        self.origin = origin;
         self
+    }
+
+    pub fn origin(&self) -> Origin {
+        self.origin
     }
 
     /// The removed weight of a cold start's estimate (`None` for other statuses).
     pub fn estimate(&self) -> Option<f64> {
-        self.estimate
+        match self.origin {
+            Origin::Estimate(removed) => Some(removed),
+            _ => None,
+        }
     }
 
     pub fn status(&self) -> &[Status] {
@@ -93,8 +111,8 @@ impl ActiveSet {
     }
 
     /// Change statuses, updating the fold by the weights that entered or left it. After many
-    /// changes the fold is recomputed to keep rounding from accumulating. The statuses are no
-    /// longer an estimate afterwards.
+    /// changes the fold is recomputed to keep rounding from accumulating. The statuses count as
+    /// solved afterwards.
     pub fn update(&mut self, full: &Problem, status: Vec<Status>) {
         let changed: Vec<usize> = (0..status.len())
             .filter(|&i| (status[i] == Status::Upper) != (self.status[i] == Status::Upper))
@@ -115,7 +133,7 @@ impl ActiveSet {
         }
         self.folded_mass += coeffs.iter().sum::<f64>();
         self.status = status;
-        self.estimate = None;
+        self.origin = Origin::Solved;
     }
 
     /// Indices of the free weights.

@@ -11,7 +11,7 @@
 //! [`super::driver::unfolded_budget`] weights stay unfolded. If the repair rounds fail, the
 //! evaluation falls back to the clarabel reference backend, which computes the same certified
 //! quantity.
-use super::active_set::{classify_keeping, ActiveSet};
+use super::active_set::{classify_keeping, ActiveSet, Origin};
 use super::driver::{cold_set, conclude, solve_certified, unfolded_budget, EvalStats, FastSettings, ScoreMap};
 use super::ipm::{LmiBlock, Problem};
 use crate::clarabel_backend::ClarabelCm;
@@ -212,7 +212,9 @@ impl FastCm {
         let reduced_ok = |reduced: &Problem| min_eigenvalue(&reduced.blocks[0].constant) > 0.0;
         let warm = self.take_warm().filter(|set| set.status().len() == full.upper.len());
         let start = match (tightest.filter(|_| self.settings.warm_start), warm) {
-            (Some((y, bound)), warm) => self.set_from_dual(&full, warm, &y, Some(level.unwrap_or(bound).max(bound))),
+            (Some((y, bound)), warm) => {
+                self.set_from_dual(&full, warm, &y, Some(level.unwrap_or(bound).max(bound))).with_origin(Origin::Guess)
+            }
             (None, Some(set)) => set,
             (None, None) => cold_set(&full, &self.settings, &reduced_ok, &[], true),
         };

@@ -1,7 +1,7 @@
 //! The certified solve shared by the fast CM and SP backends: interior-point method on the
 //! active set's reduced problem, expansion to all weights, certification on the full problem,
 //! and repair rounds that free every weight whose status the final dual contradicts.
-use super::active_set::{classify, classify_keeping, contradicts, margins, ActiveSet, Status};
+use super::active_set::{classify, classify_keeping, contradicts, margins, ActiveSet, Origin, Status};
 use super::ipm::{self, LmiBlock, Problem, Termination};
 use std::borrow::Cow;
 use crate::oracle::ScoreEval;
@@ -50,6 +50,8 @@ pub struct EvalStats {
     pub decided_early: bool,
     /// The repair rounds failed and the reference backend answered.
     pub fallback: bool,
+    /// A warm guess was given up for a cold start (see [`Origin::Guess`]).
+    pub restarted_cold: bool,
 }
 
 /// How a problem maps onto the score: `score = offset + scale * objective` (objective of the
@@ -125,6 +127,11 @@ struct Rounds<'p, 'a, F: Fn(&Problem) -> bool> {
 }
 
 impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
+    /// The cold start's set ([`cold_set`], with the unfolded budget) for a warm guess given up.
+    fn cold_start(&self) -> ActiveSet {
+        cold_set(self.full, self.settings, self.reduced_ok, self.t0, true)
+    }
+
     /// Each round solves the reduced problem of `set` and hands the expanded weights and the
     /// solution to `accept`; when it declines, the statuses the round's dual contradicts are
     /// freed, the most contradicted first and at most [`repair_budget`] of them (the first
@@ -132,6 +139,12 @@ impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
     /// next round solves more tightly (after a stalled solve: on the free set of its dual).
     /// The last round solves the full problem. `stop(progress, fold_cost)` may end an IPM
     /// solve early.
+    ///
+    /// A warm guess ([`Origin::Guess`]) gives way to a cold start when its fold is infeasible
+    /// or its first dual contradicts more statuses than one repair frees: at d = 50,
+    /// n = 50000 (a stage-3-like level body, queries along a new direction well outside it)
+    /// the repairs of such guesses grew to 28000 free weights and 30 s per query, where a
+    /// cold start takes about 1.5 s.
     fn run<R>(
         &self,
         mut set: ActiveSet,
@@ -143,10 +156,19 @@ impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
         let mut stats = EvalStats::default();
         let mut tolerance = self.tolerance.clone();
         let mut late_left = LATE_REDERIVE;
-        let estimate = set.estimate();
+        let mut estimate = set.estimate();
+        let mut guess = set.origin() == Origin::Guess;
+        // The first round of the current start (a warm guess may give way to a cold start).
+        let mut first = 0;
         for round in 0..self.settings.max_rounds {
             if round + 1 == self.settings.max_rounds && set.count(Status::Free) < n {
                 set.update(full, vec![Status::Free; n]);
+            }
+            // A warm guess whose fold is infeasible at this `theta` is far off (the query lies
+            // well outside the body the guessed dual came from): a cold start instead.
+            if round == first && guess && !(self.reduced_ok)(&set.reduce(full)) {
+                set = self.cold_start();
+                (estimate, guess, stats.restarted_cold) = (set.estimate(), false, true);
             }
             if !unfold_until_feasible(full, &mut set, self.reduced_ok) {
                 return None;
@@ -156,7 +178,7 @@ impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
             let a0: Vec<f64> = reduced.upper.iter().map(|u| 0.5 * u).collect();
             // A cold start's first round only needs a dual good enough to classify: solved
             // loosely, its statuses re-derived for the next round.
-            let loose = estimate.filter(|_| round == 0 && self.loose_scale > 0.0);
+            let loose = estimate.filter(|_| round == first && self.loose_scale > 0.0);
             let round_tolerance = match loose {
                 Some(removed) => ipm::Settings {
                     gap_tol: tolerance.gap_tol.max(LOOSE_SHARE * removed / self.loose_scale),
@@ -182,7 +204,7 @@ impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
                 // `DEGENERATE` times the budget unfolded, the budget holds (at D = 50 the plain
                 // classification left 28000 of 50000 weights free, a 2-minute round).
                 let plain = classify(&m, self.settings.margin);
-                if round == 0 && loose.is_none() {
+                if round == first && loose.is_none() {
                     let keep = unfolded_budget(full.upper.iter().zip(&a).map(|(u, a)| u - a).sum());
                     let unfolded = plain.iter().filter(|s| **s != Status::Upper).count();
                     if unfolded > DEGENERATE * keep { classify_keeping(&m, self.settings.margin, keep) } else { plain }
@@ -192,6 +214,12 @@ impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
             };
             let fresh_free = fresh.iter().filter(|s| **s == Status::Free).count();
             let accurate = matches!(sol.termination, Termination::Converged | Termination::Stopped | Termination::Stalled);
+            if round == first && guess && contradicted.len() > repair_budget(stats.free) {
+                // A warm guess so far off that one repair cannot fix it.
+                set = self.cold_start();
+                (estimate, guess, first, stats.restarted_cold) = (set.estimate(), false, round + 1, true);
+                continue;
+            }
             if !contradicted.is_empty() {
                 // Repairs free contradicted weights; at most `repair_budget` of them per round,
                 // the most contradicted first: a reduced problem whose fold is far off (a warm
@@ -211,7 +239,7 @@ impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
                 // except (at most `LATE_REDERIVE` times) when an accurate dual would at least
                 // halve the free set (after a far-off fold, weights freed early are decided
                 // again).
-                let rederive = round == 0
+                let rederive = round == first
                     || (late_left > 0 && accurate && 2 * (fresh_free + contradicted.len()) <= stats.free);
                 if round > 0 && rederive {
                     late_left -= 1;
@@ -315,7 +343,7 @@ pub fn next_set(full: &Problem, mut set: ActiveSet, block_duals: &[DMatrix<f64>]
 /// until its dual contradicts none of its statuses; every weight of `full` is then classified
 /// by its margin under that dual with `settings.cold_margin`. With `budget`, at most
 /// [`unfolded_budget`] of them (for the weight the subsample's optimum removes) stay
-/// unfolded, and the set is marked as an estimate ([`ActiveSet::into_estimate`]) so that its
+/// unfolded, and the set is marked as an estimate ([`Origin::Estimate`]) so that its
 /// first round is solved loosely ([`LOOSE_SHARE`]). The smallest level is solved with every
 /// weight free (a level is solved directly when the next one would have more than half its
 /// weights).
@@ -363,7 +391,7 @@ pub fn cold_set(full: &Problem, settings: &FastSettings, reduced_ok: &impl Fn(&P
     }
     let mut set = ActiveSet::with_status(full, status);
     if budget {
-        set = set.into_estimate(removed);
+        set = set.with_origin(Origin::Estimate(removed));
     }
     set.set_margins(m);
     set
