@@ -241,7 +241,7 @@ impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
                 // again).
                 let rederive = round == first
                     || (late_left > 0 && accurate && 2 * (fresh_free + contradicted.len()) <= stats.free);
-                if round > 0 && rederive {
+                if round > first && rederive {
                     late_left -= 1;
                 }
                 let mut status = if rederive {
