@@ -113,7 +113,7 @@ fn far_queries_after_a_warm_solve_are_answered_right() {
     let reference = ClarabelCm::new(cm);
     let mut r = rng(140);
     let inside = random_theta(&mut r, d, g, 0.05);
-    let (mut restarts, mut queries) = (0, 0);
+    let mut restarts = 0;
     for _ in 0..6 {
         let far = random_theta(&mut r, d, g, 0.9);
         let s = reference.evaluate(&far).unwrap().score;
@@ -125,10 +125,9 @@ fn far_queries_after_a_warm_solve_are_answered_right() {
             assert_eq!(eval.upper <= s + offset, offset > 0.0, "score {s}, level {}: {eval:?}", s + offset);
             assert!(eval.lower <= s + 1e-6 && s <= eval.upper + 1e-6, "score {s} outside {eval:?}");
             restarts += stats.restarted_cold as usize;
-            queries += 1;
         }
     }
-    assert!(restarts >= 1, "no query gave up its warm guess: the test does not reach the cold restart");
+    assert!(restarts >= 1, "no query of 12 gave up its warm guess: the test does not reach the cold restart");
 }
 
 /// Chord endpoints: just inside has score <= level (+ accuracy), just outside has score

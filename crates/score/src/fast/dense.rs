@@ -89,33 +89,6 @@ pub fn min_eigenvalue(a: &DMatrix<f64>) -> f64 {
     if info == 0 && found as usize == n { w[0] } else { f64::NAN }
 }
 
-/// Singular value decomposition `A = U diag(s) V^T` of a square matrix (LAPACK `dgesvd`,
-/// which for the small blocks here beats the divide-and-conquer `dgesdd`): `(U, s, V^T)`, `s`
-/// in decreasing order. `None` when LAPACK fails.
-pub fn svd(a: &DMatrix<f64>) -> Option<(DMatrix<f64>, Vec<f64>, DMatrix<f64>)> {
-    let n = a.nrows();
-    assert_eq!(n, a.ncols(), "svd of a non-square matrix");
-    if !a.iter().all(|x| x.is_finite()) {
-        return None;
-    }
-    let mut buf = a.as_slice().to_vec();
-    let (mut u, mut vt) = (DMatrix::zeros(n, n), DMatrix::zeros(n, n));
-    let mut s = vec![0.0; n];
-    let lwork = 8 * n + 64;
-    let mut work = vec![0.0; lwork];
-    let mut info = 0;
-    let ld = n.max(1) as i32;
-    // SAFETY: all buffers are n x n column-major with leading dimension n; `work` exceeds the
-    // minimum dgesvd documents for a square matrix (max(3n + n, 5n)).
-    unsafe {
-        lapack::dgesvd(
-            b'A', b'A', n as i32, n as i32, &mut buf, ld, &mut s, u.as_mut_slice(), ld, vt.as_mut_slice(), ld, &mut work,
-            lwork as i32, &mut info,
-        )
-    };
-    (info == 0).then_some((u, s, vt))
-}
-
 /// `alpha * A^T A + beta * C` (if `transpose`) or `alpha * A A^T + beta * C`, written to the full
 /// symmetric `C`.
 pub fn syrk(a: &DMatrix<f64>, transpose: bool, alpha: f64, beta: f64, c: &mut DMatrix<f64>) {
@@ -263,17 +236,13 @@ mod tests {
         assert!(yt.iter().zip(expect.iter()).all(|(u, v)| (u - v).abs() < 1e-9));
     }
 
-    /// The LAPACK eigenvalue and SVD agree with nalgebra's.
+    /// The LAPACK eigenvalue agrees with nalgebra's.
     #[test]
-    fn min_eigenvalue_and_svd_match_nalgebra() {
+    fn min_eigenvalue_matches_nalgebra() {
         let a = DMatrix::from_fn(9, 9, |i, j| ((i * 7 + j * 3) % 11) as f64 - 5.0 + 0.3 * (i == j) as u8 as f64);
         let sym = &a + a.transpose();
         let expect = sym.clone().symmetric_eigenvalues().min();
         assert!((min_eigenvalue(&sym) - expect).abs() < 1e-10, "{} vs {expect}", min_eigenvalue(&sym));
         assert!(min_eigenvalue(&DMatrix::from_element(2, 2, f64::NAN)).is_nan());
-        let (u, s, vt) = svd(&a).expect("svd");
-        let back = &u * DMatrix::from_diagonal(&nalgebra::DVector::from_vec(s.clone())) * &vt;
-        assert!((back - &a).norm() < 1e-10);
-        assert!(s.windows(2).all(|w| w[0] >= w[1]));
     }
 }

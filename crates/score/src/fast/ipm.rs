@@ -27,7 +27,7 @@
 //!
 //! Nothing here is trusted: the callers certify every answer with the backend-independent
 //! brackets of [`crate::cm`] and [`crate::sp`].
-use super::dense::{gemv, min_eigenvalue, mul, svd, syrk, Cholesky};
+use super::dense::{gemv, min_eigenvalue, mul, syrk, Cholesky};
 use crate::linalg::quad_forms;
 use nalgebra::{DMatrix, DVector};
 use std::borrow::Cow;
@@ -290,8 +290,13 @@ impl NtBlock {
     fn new(s: &DMatrix<f64>, z: &DMatrix<f64>) -> Option<Self> {
         let ls = nalgebra::Cholesky::new(sym(s.clone()))?.unpack();
         let lz = nalgebra::Cholesky::new(sym(z.clone()))?.unpack();
-        let (u, lambda, vt) = svd(&lz.tr_mul(&ls))?;
-        let lambda = DVector::from_vec(lambda);
+        // nalgebra's SVD: at these sizes (11-55) it takes 55-90% of LAPACK `dgesvd`'s time.
+        let m = lz.tr_mul(&ls);
+        if !m.iter().all(|x| x.is_finite()) {
+            return None;
+        }
+        let svd = m.try_svd(true, true, f64::EPSILON, 0)?;
+        let (u, vt, lambda) = (svd.u?, svd.v_t?, svd.singular_values);
         if lambda.iter().any(|l| !(*l > 0.0) || !l.is_finite()) {
             return None;
         }
@@ -731,15 +736,16 @@ fn newton_step(problem: &Problem, it: &Iterate, rp: &ConeVec, rd: &XVec, mu: f64
     let scaling = Scaling::new(&it.s, &it.z)?;
     let normal = Normal::new(problem, &scaling, &it.s, &it.z)?;
     let lambda_sq = Scaling::jordan(&scaling.lambda, &scaling.lambda);
-    // Direction for a complementarity right-hand side `rc` (scaled coordinates).
-    let direction = |rc: &ConeVec| -> (XVec, ConeVec, ConeVec) {
+    // Direction for a complementarity right-hand side `rc` (scaled coordinates); `refine`:
+    // iterative refinement of the Newton solve (see [`Normal::solve`]).
+    let direction = |rc: &ConeVec, refine: bool| -> (XVec, ConeVec, ConeVec) {
         let q = scaling.lambda_solve(rc);
         let mut v = scaling.unscale(&q);
         v.axpy(1.0, rp);
         let gv = problem.gt(&scaling.wtw_inv(&v));
         let ra: Vec<f64> = rd.a.iter().zip(&gv.a).map(|(r, g)| -r - g).collect();
         let rt: Vec<f64> = rd.t.iter().zip(&gv.t).map(|(r, g)| -r - g).collect();
-        let dx = normal.solve(&ra, &rt);
+        let dx = if refine { normal.solve(&ra, &rt) } else { normal.solve_once(&ra, &rt) };
         let gdx = problem.g(&dx);
         let mut w = gdx.clone();
         w.axpy(1.0, &v);
@@ -750,7 +756,9 @@ fn newton_step(problem: &Problem, it: &Iterate, rp: &ConeVec, rd: &XVec, mu: f64
         (dx, ds, dz)
     };
     let neg_lsq = lambda_sq.map(|_, _, x| -x, |_, m| -m);
-    let (_, ds_a, dz_a) = direction(&neg_lsq);
+    // The affine direction only sets the centring and the second-order term: without
+    // refinement (the iterations are the same; 9% of the time of a cold evaluation at D = 10).
+    let (_, ds_a, dz_a) = direction(&neg_lsq, false);
     let (dsa, dza) = (scaling.scale_s(&ds_a), scaling.scale_z(&dz_a));
     let alpha_aff = scaling.max_step(&dza, scaling.max_step(&dsa, 1.0));
     let sigma = (1.0 - alpha_aff).powi(3).clamp(0.0, 1.0);
@@ -758,7 +766,7 @@ fn newton_step(problem: &Problem, it: &Iterate, rp: &ConeVec, rd: &XVec, mu: f64
     rc.axpy(-1.0, &Scaling::jordan(&dsa, &dza));
     let shift = sigma * mu;
     rc = rc.map(|_, _, x| x + shift, |_, m| m + DMatrix::identity(m.nrows(), m.ncols()) * shift);
-    let (dx, ds, dz) = direction(&rc);
+    let (dx, ds, dz) = direction(&rc, true);
     // Steps beyond 1 / 0.99 are cut to 1 anyway.
     let alpha_max = scaling.max_step(&scaling.scale_z(&dz), scaling.max_step(&scaling.scale_s(&ds), 1.0 / 0.99));
     let alpha = (0.99 * alpha_max).min(1.0);
