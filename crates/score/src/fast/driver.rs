@@ -342,7 +342,7 @@ pub fn next_set(full: &Problem, mut set: ActiveSet, block_duals: &[DMatrix<f64>]
 /// times `sqrt(n / n_s)`), is solved (its own cold set coming from the next smaller subsample)
 /// until its dual contradicts none of its statuses; every weight of `full` is then classified
 /// by its margin under that dual with `settings.cold_margin`. With `budget`, at most
-/// [`unfolded_budget`] of them (for the weight the subsample's optimum removes) stay
+/// [`cold_budget`] of them (for the weight the subsample's optimum removes) stay
 /// unfolded, and the set is marked as an estimate ([`Origin::Estimate`]) so that its
 /// first round is solved loosely ([`LOOSE_SHARE`]). The smallest level is solved with every
 /// weight free (a level is solved directly when the next one would have more than half its
@@ -376,7 +376,7 @@ pub fn cold_set(full: &Problem, settings: &FastSettings, reduced_ok: &impl Fn(&P
         return ActiveSet::all_free(full);
     };
     let m = margins(full, &sol.block_duals, &sol.row_duals);
-    let mut status = classify_keeping(&m, settings.cold_margin, if budget { unfolded_budget(removed) } else { 0 });
+    let mut status = classify_keeping(&m, settings.cold_margin, if budget { cold_budget(full, removed) } else { 0 });
     let mut free: Vec<usize> = (0..n).filter(|&i| status[i] == Status::Free).collect();
     let cap = cold_cap(full);
     if free.len() > cap {
@@ -405,6 +405,27 @@ pub fn cold_set(full: &Problem, settings: &FastSettings, reduced_ok: &impl Fn(&P
 pub fn unfolded_budget(removed: f64) -> usize {
     (2.0 * removed.max(0.0)).ceil() as usize + UNFOLDED_SLACK
 }
+
+/// The unfolded budget of a cold set: [`unfolded_budget`], or `removed + UNFOLDED_SLACK` when
+/// the rank `m` of the Newton system's low-rank part is at least [`TIGHT_RANK`]. Above `m`
+/// free weights an iteration costs `m^2` per free weight (Woodbury), so at large `m` the
+/// loose first round's extra `removed` weights cost more than the repairs they spare. In the
+/// third stage of the d = 50 fit (D = 51, m = 1326, score about 1050) the loose rounds of cold
+/// queries had 2700-3000 free weights, 0.8-1.1 s of the 1.2-1.5 s of such a query; with the
+/// tighter budget 10 slice iterations of that stage took 31 s instead of 45 s (the same
+/// chain), and cold evaluations at n = 5000, D = 55 475-586 ms instead of 571-749 ms (runs
+/// interleaved). At D = 10 (m = 66) the tighter budget was slower (n = 20000: 40 iterations
+/// per cold evaluation instead of 30.5).
+fn cold_budget(full: &Problem, removed: f64) -> usize {
+    if low_rank(full) >= TIGHT_RANK {
+        removed.max(0.0).ceil() as usize + UNFOLDED_SLACK
+    } else {
+        unfolded_budget(removed)
+    }
+}
+
+/// See [`cold_budget`]: `m` at D = 45.
+const TIGHT_RANK: usize = 1024;
 
 /// The constant part of [`unfolded_budget`]. It was `4 m` (`m` the rank of the Newton
 /// system's low-rank part; 264 at D = 10); at D = 50 that is 5304, and degenerate problems (the
