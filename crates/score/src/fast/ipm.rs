@@ -279,6 +279,10 @@ impl Problem<'_> {
     }
 }
 
+/// Iteration cap of the NT scaling's SVD (a few per singular value suffice; without a cap
+/// nalgebra iterates until convergence). Past it the step fails as a numerical error.
+const SVD_MAX_ITER: usize = 1000;
+
 /// Nesterov–Todd scaling of one PSD block: `R^T Z R = R^{-1} S R^{-T} = diag(lambda)`.
 struct NtBlock {
     r: DMatrix<f64>,
@@ -295,7 +299,7 @@ impl NtBlock {
         if !m.iter().all(|x| x.is_finite()) {
             return None;
         }
-        let svd = m.try_svd(true, true, f64::EPSILON, 0)?;
+        let svd = m.try_svd(true, true, f64::EPSILON, SVD_MAX_ITER)?;
         let (u, vt, lambda) = (svd.u?, svd.v_t?, svd.singular_values);
         if lambda.iter().any(|l| !(*l > 0.0) || !l.is_finite()) {
             return None;
