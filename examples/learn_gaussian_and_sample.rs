@@ -61,9 +61,10 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let mu_hat = fit.mean.clone();
-    let sigma_hat = DMatrix::from_fn(d, d, |i, k| fit.covariance[i][k]);
-    let cov_plan = &fit.report.covariance.report.plan;
+    let release = &fit.release;
+    let mu_hat = release.estimate.mean.clone();
+    let sigma_hat = DMatrix::from_fn(d, d, |i, k| release.estimate.covariance[i][k]);
+    let cov_plan = &release.plan.covariance;
     println!();
     println!("  {:<28}{}", "true mean", fmt(&s.mean));
     println!("  {:<28}{}", "private mean", fmt(&mu_hat));
@@ -75,13 +76,19 @@ fn main() {
     println!("          TV(N(mu, Sigma), N(mu_hat, Sigma_hat)) <= {:.4} (Pinsker)", tv_bound(&s.mean, &s.covariance, &mu_hat, &sigma_hat));
     println!(
         "eps     : {} = {:.3} preconditioner + {:.3} refinement + {:.3} mean; preconditioner worst-case bound valid: {}",
-        fit.report.epsilon,
+        release.epsilon,
         cov_plan.preconditioner.epsilon,
         cov_plan.refinement.iter().map(|r| r.epsilon).sum::<f64>(),
-        fit.report.mean.report.stages.iter().map(|st| st.plan.epsilon).sum::<f64>(),
+        release.plan.mean.stages.iter().map(|st| st.epsilon).sum::<f64>(),
         cov_plan.preconditioner.worst_case_valid
     );
-    println!("time    : {:.1} s (fit)", fit.report.elapsed_s);
+    for bound in &release.accuracy {
+        match bound.bound {
+            Some(b) => println!("bound   : {} <= {b:.4} with probability {} (assumes: {})", bound.metric, bound.probability, bound.assumptions.join("; ")),
+            None => println!("bound   : {}: unavailable ({})", bound.metric, bound.unavailable.as_deref().unwrap_or("")),
+        }
+    }
+    println!("time    : {:.1} s (fit; not private)", fit.diagnostics.elapsed_s);
 
     // 3. Synthetic records from N(mu_hat, Sigma_hat): x = mu_hat + L g, Sigma_hat = L L^T.
     let l = match sigma_hat.clone().cholesky() {

@@ -5,12 +5,13 @@
 //!
 //! ```sh
 //! cargo run --release --example private_mean_csv                         # synthetic data
-//! cargo run --release --example private_mean_csv -- X.csv --epsilon 1 --radius 10 [--corruption 0.05] [--seed 1]
+//! cargo run --release --example private_mean_csv -- X.csv [--header] --epsilon 1 --radius 10 [--corruption 0.05] [--seed 1]
 //! cargo run --release --example private_mean_csv -- --write-sample X.csv # only write the synthetic CSV
 //! ```
 //!
 //! The CSV is read with the CLI's reader (`sosdp::cli::input::read_matrix`: comma-separated
-//! numbers, one record per row, optional header row). Without a path the example writes a
+//! numbers, one record per line; with `--header` the first line is a header and is skipped; the
+//! synthetic sample has one). Without a path the example writes a
 //! synthetic corrupted dataset to a temporary file and uses it: n = 4000 records of
 //! N(mu, I_3), mu = (1, -2, 0.5), with 5% replaced by a tight cluster at distance 5 along the
 //! first axis (then the corruption bound defaults to 0.05 and the error against mu is printed).
@@ -38,10 +39,11 @@ struct Args {
     radius: f64,
     corruption: Option<f64>,
     seed: u64,
+    header: bool,
 }
 
 fn parse_args() -> Result<Args, String> {
-    let mut args = Args { path: None, write_sample: None, epsilon: 1.0, radius: 10.0, corruption: None, seed: 1 };
+    let mut args = Args { path: None, write_sample: None, epsilon: 1.0, radius: 10.0, corruption: None, seed: 1, header: false };
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
         let mut value = |name: &str| it.next().ok_or_else(|| format!("{name} needs a value"));
@@ -54,9 +56,10 @@ fn parse_args() -> Result<Args, String> {
                 let v = value("--seed")?;
                 args.seed = v.parse().map_err(|_| format!("--seed: '{v}' is not a non-negative integer"))?;
             }
+            "--header" => args.header = true,
             "--write-sample" => args.write_sample = Some(PathBuf::from(value("--write-sample")?)),
             "-h" | "--help" => {
-                return Err("usage: private_mean_csv [X.csv] [--epsilon E] [--radius R] [--corruption ETA] [--seed S] | --write-sample FILE".into())
+                return Err("usage: private_mean_csv [X.csv [--header]] [--epsilon E] [--radius R] [--corruption ETA] [--seed S] | --write-sample FILE".into())
             }
             flag if flag.starts_with("--") => return Err(format!("unknown option {flag}")),
             path if args.path.is_none() => args.path = Some(PathBuf::from(path)),
@@ -102,7 +105,7 @@ fn run() -> Result<(), String> {
     };
     let corruption = args.corruption.unwrap_or(if synthetic { SAMPLE_CORRUPTION } else { 0.0 });
 
-    let data = sosdp::cli::input::read_matrix(&path).map_err(|e| e.to_string())?;
+    let data = sosdp::cli::input::read_matrix(&path, sosdp::cli::input::Header::data(synthetic || args.header)).map_err(|e| e.to_string())?;
     if synthetic {
         let _ = std::fs::remove_file(&path);
     }
@@ -126,29 +129,31 @@ fn run() -> Result<(), String> {
         .map_err(|e| e.to_string())?;
 
     println!();
-    println!("estimate: {:?}", rounded(&fit.estimate));
+    let release = &fit.release;
+    println!("estimate: {:?}", rounded(&release.estimate));
     if synthetic {
-        println!("error   : |mu_hat - mu| = {:.4} (mu = {SAMPLE_MEAN:?})", l2_error(&fit.estimate, &SAMPLE_MEAN));
+        println!("error   : |mu_hat - mu| = {:.4} (mu = {SAMPLE_MEAN:?})", l2_error(&release.estimate, &SAMPLE_MEAN));
     }
     println!();
     println!("per-stage plan (public) and releases:");
     println!("  {:>5} {:>7} {:>8} {:>8} {:>11} {:>9}   centre -> release", "stage", "eps", "radius", "Gamma/I", "score bound", "accuracy");
-    for (j, s) in fit.report.stages.iter().enumerate() {
+    let centres = std::iter::once(vec![0.0; release.estimate.len()]).chain(release.stage_releases.iter().map(|r| r.release.clone()));
+    for (j, ((s, r), centre)) in release.plan.stages.iter().zip(&release.stage_releases).zip(centres).enumerate() {
         println!(
             "  {:>5} {:>7.4} {:>8.4} {:>8.4} {:>11.1} {:>9.4}   {:?} -> {:?}",
             j + 1,
-            s.plan.epsilon,
-            s.plan.radius,
-            s.plan.gamma,
-            s.plan.score_bound,
-            s.plan.accuracy,
-            rounded(&s.centre),
-            rounded(&s.release)
+            s.epsilon,
+            s.radius,
+            s.gamma,
+            s.score_bound,
+            s.accuracy,
+            rounded(&centre),
+            rounded(&r.release)
         );
     }
-    let spent: f64 = fit.report.stages.iter().map(|s| s.plan.epsilon).sum();
-    println!("eps     : {spent} spent of {} (sum over stages), delta = {}", fit.report.epsilon, fit.report.delta);
-    println!("time    : {:.1} s", fit.report.elapsed_s);
+    let spent: f64 = release.plan.stages.iter().map(|s| s.epsilon).sum();
+    println!("eps     : {spent} spent of {} (sum over stages), delta = {}", release.epsilon, release.delta);
+    println!("time    : {:.1} s (not private)", fit.diagnostics.elapsed_s);
     Ok(())
 }
 

@@ -29,7 +29,7 @@ impl Drop for TempDir {
     }
 }
 
-const DATA: &str = "x,y\n0.1,0.2\n-0.3,0.5\n1.2,-0.7\n0.4,0.4\n-1.0,0.3\n5.0,5.0\n0.0,-0.2\n0.6,1.1\n";
+const DATA: &str = "0.1,0.2\n-0.3,0.5\n1.2,-0.7\n0.4,0.4\n-1.0,0.3\n5.0,5.0\n0.0,-0.2\n0.6,1.1\n";
 
 fn json(out: &Output) -> serde_json::Value {
     assert!(out.status.success(), "stderr: {}", String::from_utf8_lossy(&out.stderr));
@@ -322,8 +322,25 @@ fn mechanism_mean_rejects_bad_settings() {
     assert_rejected(&bad_sampler, "laplace");
 }
 
+/// The top-level keys of every learner's default output: the release and nothing else
+/// computed from the data (MATH.md 7).
+const RELEASE_KEYS: [&str; 7] = ["accuracy", "delta", "epsilon", "estimate", "guarantee", "plan", "stage_releases"];
+
+/// The release holds exactly [`RELEASE_KEYS`], and no timing, diagnostics or sampler record
+/// anywhere inside it.
+fn assert_release_only(v: &serde_json::Value) {
+    let keys: Vec<&str> = v.as_object().expect("a JSON object").keys().map(String::as_str).collect();
+    assert_eq!(keys, RELEASE_KEYS, "{v}");
+    let text = v.to_string();
+    for forbidden in ["elapsed", "diagnostics", "anchor", "oracle", "level_offset", "seconds"] {
+        assert!(!text.contains(forbidden), "the release mentions {forbidden}: {text}");
+    }
+    assert_eq!(v["delta"].as_f64(), Some(0.0));
+    assert!(v["guarantee"].as_str().is_some_and(|g| g.contains("differential privacy") && g.contains("approximate sampler")));
+}
+
 #[test]
-fn mean_prints_an_estimate_with_its_public_stages() {
+fn mean_prints_the_release_only() {
     let dir = TempDir::new("private-mean");
     let rows: String = (0..400).map(|i| format!("{:.4},{:.4}\n", ((i * 37) % 101) as f64 / 50.0 - 1.0 + 0.5, ((i * 53) % 97) as f64 / 48.0 - 1.0)).collect();
     let data = dir.file("x.csv", &rows);
@@ -331,17 +348,47 @@ fn mean_prints_an_estimate_with_its_public_stages() {
     let out = sosdp(&["mean", "--input", &data, "--epsilon", "2", "--radius", "5", "--seed", "3", "--out", out_file.to_str().unwrap()]);
     assert!(out.status.success(), "stderr: {}", String::from_utf8_lossy(&out.stderr));
     let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out_file).unwrap()).unwrap();
+    assert_release_only(&v);
     let est: Vec<f64> = v["estimate"].as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect();
     assert_eq!(est.len(), 2);
-    assert_eq!(v["delta"], 0);
     assert_eq!(v["epsilon"].as_f64(), Some(2.0));
-    let stages = v["stages"].as_array().unwrap();
-    assert!(!stages.is_empty());
+    let stages = v["plan"]["stages"].as_array().unwrap();
+    assert!(!stages.is_empty() && stages.len() == v["stage_releases"].as_array().unwrap().len());
     let spent: f64 = stages.iter().map(|s| s["epsilon"].as_f64().unwrap()).sum();
     assert!((spent - 2.0).abs() < 1e-9, "stage budgets sum to {spent}");
-    assert!(stages.iter().all(|s| s.get("diagnostics").is_none()), "diagnostics are opt-in");
+    assert!(stages.iter().all(|s| s["projection_radius"].as_f64().is_some_and(|r| r > s["radius"].as_f64().unwrap())));
+    // The bound comes with its assumptions: identity covariance and the prior.
+    let bound = &v["accuracy"][0];
+    assert!(bound["bound"].as_f64().is_some_and(|b| b > 0.0), "{bound}");
+    let assumptions = bound["assumptions"].to_string();
+    assert!(assumptions.contains("N(mu, I)") && assumptions.contains("R = 5"), "{assumptions}");
     // The data's mean is about (0.5, 0): a private estimate within the prior ball and near it.
     assert!(est.iter().map(|x| x * x).sum::<f64>().sqrt() <= 5.0 + 1e-9);
+}
+
+/// `--diagnostics FILE` writes the sampler records to their own file, under a key that says
+/// they are not private and without a `delta` beside them; the release is unchanged.
+#[test]
+fn diagnostics_go_to_their_own_file_marked_non_private() {
+    let dir = TempDir::new("private-mean-diagnostics");
+    let rows: String = (0..400).map(|i| format!("{:.4}\n", ((i * 37) % 101) as f64 / 50.0 - 0.5)).collect();
+    let data = dir.file("x.csv", &rows);
+    let run = |extra: &[&str]| {
+        let mut args = vec!["mean", "--input", &data, "--epsilon", "2", "--radius", "5", "--seed", "3"];
+        args.extend_from_slice(extra);
+        json(&sosdp(&args))
+    };
+    let diag_file = dir.0.join("diag.json");
+    let with = run(&["--diagnostics", diag_file.to_str().unwrap()]);
+    assert_release_only(&with);
+    assert_eq!(with, run(&[]), "asking for diagnostics must not change the release");
+    let diag: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&diag_file).unwrap()).unwrap();
+    let keys: Vec<&String> = diag.as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["non_private_diagnostics"]);
+    let inner = &diag["non_private_diagnostics"];
+    assert!(inner["warning"].as_str().is_some_and(|w| w.contains("NON-PRIVATE")));
+    assert!(inner["steps"].as_array().is_some_and(|s| !s.is_empty()));
+    assert!(!diag.to_string().contains("\"delta\""), "no delta beside non-private data");
 }
 
 #[test]
@@ -381,22 +428,33 @@ fn gaussian_rows(n: usize) -> String {
 }
 
 #[test]
-fn covariance_and_gaussian_print_estimates_with_their_public_stages() {
+fn covariance_and_gaussian_print_the_release_only() {
     let dir = TempDir::new("gaussian");
     let data = dir.file("x.csv", &gaussian_rows(3000));
     let cov = json(&sosdp(&["covariance", "--input", &data, "--epsilon", "2", "--kappa", "10", "--seed", "1"]));
-    let c = cov["covariance"].as_array().unwrap();
+    assert_release_only(&cov);
+    let c = cov["estimate"].as_array().unwrap();
     assert_eq!(c.len(), 2);
-    assert_eq!(cov["delta"], 0);
-    let spent: f64 = cov["stages"].as_array().unwrap().iter().map(|s| s["epsilon"].as_f64().unwrap()).sum();
+    let plan = &cov["plan"];
+    let spent = plan["preconditioner"]["epsilon"].as_f64().unwrap()
+        + plan["refinement"].as_array().unwrap().iter().map(|s| s["epsilon"].as_f64().unwrap()).sum::<f64>();
     assert!((spent - 2.0).abs() < 1e-9, "covariance budgets sum to {spent}");
+    // A bound is a number only where the plan guarantees it; otherwise null with the reason.
+    let bound = &cov["accuracy"][0];
+    assert_eq!(bound["bound"].is_null(), plan["preconditioner"]["worst_case_valid"] == false, "{bound}");
+    assert_eq!(bound["bound"].is_null(), bound["unavailable"].is_string(), "{bound}");
+    assert!(bound["assumptions"].to_string().contains("K = 10"));
     // The sample's covariance is [[4, 2], [2, 2]]: a private estimate near it.
     let c00 = c[0][0].as_f64().unwrap();
     assert!((c00 - 4.0).abs() < 1.5, "covariance[0][0] = {c00}");
     let g = json(&sosdp(&["gaussian", "--input", &data, "--epsilon", "2", "--kappa", "10", "--radius", "5", "--seed", "1"]));
-    let mean: Vec<f64> = g["mean"].as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect();
+    assert_release_only(&g);
+    let mean: Vec<f64> = g["estimate"]["mean"].as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect();
     assert!((mean[0] - 1.0).abs() < 0.5 && (mean[1] + 1.0).abs() < 0.5, "mean {mean:?}");
-    let spent: f64 = g["stages"].as_array().unwrap().iter().map(|s| s["epsilon"].as_f64().unwrap()).sum();
+    let plan = &g["plan"];
+    let spent = plan["covariance"]["preconditioner"]["epsilon"].as_f64().unwrap()
+        + plan["covariance"]["refinement"].as_array().unwrap().iter().map(|s| s["epsilon"].as_f64().unwrap()).sum::<f64>()
+        + plan["mean"]["stages"].as_array().unwrap().iter().map(|s| s["epsilon"].as_f64().unwrap()).sum::<f64>();
     assert!((spent - 2.0).abs() < 1e-9, "Gaussian budgets sum to {spent}");
 }
 
@@ -418,4 +476,131 @@ fn covariance_and_gaussian_reject_bad_input() {
     assert_rejected(&gauss("1", "0", "0"), "radius");
     assert_rejected(&gauss("1", "5", "0.5"), "corruption");
     assert_rejected(&sosdp(&["gaussian", "--input", &dir.file("inf.csv", "1,2\ninf,3\n"), "--epsilon", "1", "--radius", "5"]), "not finite");
+}
+
+#[test]
+fn a_header_line_must_be_declared_and_no_line_is_skipped() {
+    let dir = TempDir::new("header");
+    let plain = dir.file("x.csv", DATA);
+    let headed = dir.file("h.csv", &format!("x,y\n{DATA}"));
+    let c = dir.file("c.csv", "0,0\n");
+    let t = dir.file("t.csv", "0.2,0.3\n");
+    let score_at = |data: &str, c: &str, extra: &[&str]| {
+        let mut args = vec!["score", "mean", "--data", data, "--center", c, "--gamma", "1.5", "--theta", &t];
+        args.extend_from_slice(extra);
+        sosdp(&args)
+    };
+    let score = |data: &str, extra: &[&str]| score_at(data, &c, extra);
+    // Without --header a header line is an error naming the file, row, column and field.
+    let out = score(&headed, &[]);
+    assert_rejected(&out, &format!("{headed}: row 1, column 1: 'x' is not a number (if the first line is a header, pass --header)"));
+    // With --header it is skipped: the same score as without the line.
+    assert_eq!(json(&score(&headed, &["--header"]))["score"], json(&score(&plain, &[]))["score"]);
+    // An empty line, a line of empty fields: errors naming the line, never skipped.
+    let blank = dir.file("blank.csv", "0.1,0.2\n\n-0.3,0.5\n1.2,-0.7\n");
+    assert_rejected(&score(&blank, &[]), &format!("{blank}: row 2 is empty"));
+    let trailing = dir.file("trailing.csv", &format!("x,y\n{DATA}\n"));
+    assert_rejected(&score(&trailing, &["--header"]), "row 10 is empty");
+    let commas = dir.file("commas.csv", "0.1,0.2\n-0.3,0.5\n , \n1.2,-0.7\n");
+    assert_rejected(&score(&commas, &[]), &format!("{commas}: row 3: all 2 fields are empty"));
+    // Windows line endings are fine.
+    let crlf = dir.file("crlf.csv", &DATA.replace('\n', "\r\n"));
+    assert_eq!(json(&score(&crlf, &[]))["score"], json(&score(&plain, &[]))["score"]);
+    // Parameter files never have a header: no --header suggestion for them.
+    let c_headed = dir.file("ch.csv", "x,y\n0,0\n");
+    let out = score_at(&plain, &c_headed, &[]);
+    assert_rejected(&out, &format!("{c_headed}: row 1, column 1: 'x' is not a number"));
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("--header"));
+
+    // The same flag on the other commands that read data.
+    let s = dir.file("s.csv", "1.0,0.1\n0.1,0.8\n");
+    let spectral = |data: &str, extra: &[&str]| {
+        let mut args = vec!["score", "spectral", "--data", data, "--matrix", &s, "--lambda", "4", "--width", "0.4"];
+        args.extend_from_slice(extra);
+        sosdp(&args)
+    };
+    assert_rejected(&spectral(&headed, &[]), "pass --header");
+    assert_eq!(json(&spectral(&headed, &["--header"]))["score"], json(&spectral(&plain, &[]))["score"]);
+    let mechanism = |extra: &[&str]| {
+        let mut args = vec!["mechanism", "mean", "--data", &headed, "--center", &c, "--radius", "0.8", "--gamma", "1.5", "--epsilon", "1"];
+        args.extend_from_slice(extra);
+        args.extend(["--iterations", "5"]);
+        sosdp(&args)
+    };
+    assert_rejected(&mechanism(&[]), "pass --header");
+    assert!(mechanism(&["--header"]).status.success());
+    let mean = |extra: &[&str]| {
+        let mut args = vec!["mean", "--input", &headed, "--epsilon", "1", "--radius", "5"];
+        args.extend_from_slice(extra);
+        sosdp(&args)
+    };
+    assert_rejected(&mean(&[]), "pass --header");
+    // With --header the 8 records are read (and are too few for the plan).
+    assert_rejected(&mean(&["--header"]), "too few samples");
+    assert_rejected(&sosdp(&["covariance", "--input", &headed, "--epsilon", "1"]), "pass --header");
+    assert_rejected(&sosdp(&["gaussian", "--input", &blank, "--epsilon", "1", "--radius", "5"]), "row 2 is empty");
+}
+
+#[test]
+fn a_missing_required_argument_is_named() {
+    let out = sosdp(&["mean", "--input", "x.csv", "--radius", "5"]);
+    assert_rejected(&out, "error: the following required arguments were not provided: --epsilon <E>");
+    let out = sosdp(&["score", "mean", "--data", "x.csv", "--gamma", "1"]);
+    assert_rejected(&out, "not provided: --center <c.csv>, --theta <t.csv>");
+    assert_rejected(&sosdp(&["mean", "--input", "x.csv", "--radius", "5", "--epsilo", "1"]), "tip: a similar argument exists: '--epsilon'");
+    assert_rejected(&sosdp(&["mechanism"]), "a subcommand is required; Usage: sosdp mechanism <COMMAND>");
+}
+
+#[test]
+fn an_unwritable_out_file_fails_before_the_data_are_read() {
+    let dir = TempDir::new("out-file");
+    let data = dir.file("x.csv", DATA);
+    let mean = |input: &str, out: &str| sosdp(&["mean", "--input", input, "--epsilon", "1", "--radius", "5", "--out", out]);
+    // The input does not exist either: the --out error comes first.
+    let nowhere = dir.0.join("no-such-dir").join("out.json");
+    let nowhere = nowhere.to_str().unwrap();
+    assert_rejected(&mean("/nonexistent/x.csv", nowhere), &format!("cannot write --out {nowhere}: "));
+    // A folder is not a file.
+    let folder = dir.0.to_str().unwrap();
+    assert_rejected(&sosdp(&["covariance", "--input", &data, "--epsilon", "1", "--out", folder]), &format!("cannot write --out {folder}: "));
+    // A writable --out is checked without a trace: when the data are then rejected, an existing
+    // file keeps its contents and a missing one is not left behind.
+    let existing = dir.file("old.json", "old\n");
+    assert_rejected(&mean("/nonexistent/x.csv", &existing), "cannot read");
+    assert_eq!(std::fs::read_to_string(&existing).unwrap(), "old\n");
+    let fresh = dir.0.join("fresh.json");
+    assert_rejected(&mean("/nonexistent/x.csv", fresh.to_str().unwrap()), "cannot read");
+    assert!(!fresh.exists(), "the --out check left {} behind", fresh.display());
+}
+
+#[test]
+fn a_seed_is_warned_about_on_stderr() {
+    let dir = TempDir::new("seed-warning");
+    let rows: String = (0..400).map(|i| format!("{:.4},{:.4}\n", ((i * 37) % 101) as f64 / 50.0 - 0.5, ((i * 53) % 97) as f64 / 48.0 - 1.0)).collect();
+    let data = dir.file("x.csv", &rows);
+    let c = dir.file("c.csv", "0.1,0.2\n");
+    let warning = "warning: --seed 3 fixes the randomness: the release is reproducible and NOT differentially private (MATH.md 7)";
+    let stderr = |out: &Output| {
+        assert!(out.status.success(), "stderr: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let mean = |extra: &[&str]| {
+        let mut args = vec!["mean", "--input", &data, "--epsilon", "2", "--radius", "5"];
+        args.extend_from_slice(extra);
+        sosdp(&args)
+    };
+    let seeded = stderr(&mean(&["--seed", "3"]));
+    assert!(seeded.contains(warning) && seeded.trim_end().lines().count() == 1, "{seeded}");
+    assert_eq!(stderr(&mean(&[])), "");
+    let mechanism = |extra: &[&str]| {
+        let mut args = vec!["mechanism", "mean", "--data", &data, "--center", &c, "--radius", "0.8", "--gamma", "1.5", "--epsilon", "1", "--iterations", "5"];
+        args.extend_from_slice(extra);
+        sosdp(&args)
+    };
+    let seeded = stderr(&mechanism(&["--seed", "3"]));
+    assert!(seeded.contains(warning) && seeded.trim_end().lines().count() == 1, "{seeded}");
+    assert_eq!(stderr(&mechanism(&[])), "");
+    // Rejected input: the warning is not printed, the error stays the one line.
+    let nan = dir.file("nan.csv", "1,2\nNaN,3\n");
+    assert_rejected(&sosdp(&["covariance", "--input", &nan, "--epsilon", "1", "--seed", "3"]), "not finite");
 }

@@ -24,27 +24,28 @@ fn gaussian_learner_on_ill_conditioned_gaussians() {
         let mut rng = StdRng::seed_from_u64(seed);
         let s = covariance_sample(&mut rng, n, d, 5.0, 20.0, eta);
         let fit = PrivateGaussian::new(2.0).radius(10.0).kappa(100.0).corruption(eta).seed(seed).fit(&s.data).unwrap();
-        let cov = &fit.report.covariance.report;
-        let s0 = matrix_of(&cov.preconditioner.release);
+        let (release, est) = (&fit.release, &fit.release.estimate);
+        let cov = &release.plan.covariance;
+        let s0 = matrix_of(&release.stage_releases[0].release);
         let w0 = spd_power(&s0, -0.5);
         let whitened = &w0 * &s.covariance * &w0;
         let factor = spectral_error(&whitened, &DMatrix::identity(d, d));
-        let sigma_hat = DMatrix::from_fn(d, d, |i, k| fit.covariance[i][k]);
+        let sigma_hat = DMatrix::from_fn(d, d, |i, k| est.covariance[i][k]);
         let (frob, mean, tv) = (
             frobenius_error(&sigma_hat, &s.covariance),
-            mahalanobis_error(&fit.mean, &s.mean, &s.covariance),
-            tv_bound(&s.mean, &s.covariance, &fit.mean, &sigma_hat),
+            mahalanobis_error(&est.mean, &s.mean, &s.covariance),
+            tv_bound(&s.mean, &s.covariance, &est.mean, &sigma_hat),
         );
         println!(
             "seed {seed}, eta {eta}: preconditioner |S0^-1/2 Sigma S0^-1/2 - I| = {factor:.3} (bound {:.3}, worst case valid: {}), Frobenius {frob:.3}, mean {mean:.3}, TV <= {tv:.3}, {:.1} s",
-            cov.plan.preconditioner.spectral_bound, cov.plan.preconditioner.worst_case_valid, fit.report.elapsed_s
+            cov.preconditioner.spectral_bound, cov.preconditioner.worst_case_valid, fit.diagnostics.elapsed_s
         );
-        assert!(factor <= cov.plan.preconditioner.spectral_bound, "preconditioner outside its bound");
+        assert!(factor <= cov.preconditioner.spectral_bound, "preconditioner outside its bound");
         if eta == 0.0 {
             assert!(frob <= 0.3 && mean <= 0.2 && tv <= 0.15);
         }
-        let spent = cov.plan.preconditioner.epsilon + cov.plan.refinement.iter().map(|r| r.epsilon).sum::<f64>()
-            + fit.report.mean.report.stages.iter().map(|s| s.plan.epsilon).sum::<f64>();
+        let spent = cov.preconditioner.epsilon + cov.refinement.iter().map(|r| r.epsilon).sum::<f64>()
+            + release.plan.mean.stages.iter().map(|s| s.epsilon).sum::<f64>();
         assert!((spent - 2.0).abs() < 1e-12, "eps spent {spent}");
     }
 }

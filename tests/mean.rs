@@ -38,11 +38,11 @@ fn accurate_on_corrupted_gaussians_in_low_dimension() {
     for seed in 0..3 {
         let s = sample(seed, 2000, d, 0.05, 30.0);
         let fit = PrivateMean::new(1.0).radius(10.0).corruption(0.05).seed(seed).fit(&s.data).unwrap();
-        let (e, plain) = (error(&fit.estimate, &s.mean), error(&plain_mean(&s.data), &s.mean));
+        let (e, plain) = (error(&fit.release.estimate, &s.mean), error(&plain_mean(&s.data), &s.mean));
         let laplace = error(&ClippedLaplaceMean::for_prior(1.0, 10.0, 2000, d).estimate(&s.data, seed).unwrap(), &s.mean);
-        println!("seed {seed}: error {e:.3} (plain mean {plain:.3}, clipped Laplace {laplace:.3}), {:.1} s, {} stages", fit.report.elapsed_s, fit.report.stages.len());
+        println!("seed {seed}: error {e:.3} (plain mean {plain:.3}, clipped Laplace {laplace:.3}), {:.1} s, {} stages", fit.diagnostics.elapsed_s, fit.release.plan.stages.len());
         assert!(e <= 0.75 && e < plain && e < laplace, "seed {seed}: error {e}, plain mean {plain}, clipped Laplace {laplace}");
-        let spent: f64 = fit.report.stages.iter().map(|s| s.plan.epsilon).sum();
+        let spent: f64 = fit.release.plan.stages.iter().map(|s| s.epsilon).sum();
         assert!((spent - 1.0).abs() < 1e-12);
     }
 }
@@ -73,7 +73,7 @@ fn neighbouring_datasets_give_close_laws_in_one_dimension() {
     let mut y2 = y.clone();
     y2[(0, 0)] = 4.0;
     let learner = PrivateMean::new(epsilon).radius(2.0);
-    let draws = |data: &DMatrix<f64>, offset: u64| -> Vec<f64> { (0..500).map(|k| learner.clone().seed(offset + k).fit(data).unwrap().estimate[0]).collect() };
+    let draws = |data: &DMatrix<f64>, offset: u64| -> Vec<f64> { (0..500).map(|k| learner.clone().seed(offset + k).fit(data).unwrap().release.estimate[0]).collect() };
     let (a, b) = (draws(&y, 0), draws(&y2, 10_000));
     let bins = 16;
     let bin = |x: f64| (((x + 2.0) / 4.0 * bins as f64).floor().max(0.0) as usize).min(bins - 1);

@@ -13,6 +13,8 @@ pub enum CliError {
     Invalid(String),
     #[error(transparent)]
     Score(#[from] ScoreError),
+    #[error("cannot write {option} {path}: {source}")]
+    Output { option: &'static str, path: PathBuf, source: std::io::Error },
     #[error("cannot write output: {0}")]
     Write(#[from] std::io::Error),
 }

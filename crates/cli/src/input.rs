@@ -1,21 +1,55 @@
-//! CSV input: comma-separated numbers, one record per row, an optional header row.
+//! CSV input: comma-separated numbers, one record per line.
 //!
-//! A vector is one row; a `d x d` matrix is `d` rows. Every problem — a missing file, an empty
-//! file, a ragged row, a field that is not a number, NaN or infinity — is an error naming the
-//! file, the row and the column.
+//! The format, exactly:
+//!
+//! - Lines end with `\n` or `\r\n`; the final line ending is optional. A leading UTF-8 byte
+//!   order mark is ignored.
+//! - With `--header` (data files only) the first line is a header and is skipped, whatever it
+//!   holds. Without it every line is a record, the first one included: a first line without any
+//!   number is an error that suggests `--header`. Parameter files (a centre, a candidate theta,
+//!   a candidate matrix) never have a header.
+//! - A record is fields separated by commas; a field is a decimal number (as Rust's `f64`
+//!   parser reads it: `1`, `-2.5`, `3e-4`) with optional surrounding spaces or tabs. There is no
+//!   quoting. Every record has as many fields as the first one.
+//! - No line is ever skipped (the number of records `n` is public, and the plan depends on it):
+//!   an empty line — anywhere, including after the last record, beyond its line ending — and a
+//!   line of empty fields (`,,`) are errors naming their line, as is a field that is not a number,
+//!   NaN or infinite, a ragged line, and a file without records.
+//!
+//! Errors name the line ("row", 1-based, counted in the file, the header included), the column
+//! (1-based) and the offending field; [`read_matrix`] and [`read_vector`] prefix the file.
 use crate::CliError;
 use nalgebra::DMatrix;
 use std::path::Path;
 
-/// Read a numeric table (`rows x columns`) from a CSV file.
-pub fn read_matrix(path: &Path) -> Result<DMatrix<f64>, CliError> {
-    let text = std::fs::read_to_string(path).map_err(|source| CliError::Read { path: path.to_path_buf(), source })?;
-    parse_matrix(&text).map_err(|message| CliError::Csv { path: path.to_path_buf(), message })
+/// How the first line of a CSV input is read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Header {
+    /// The first line is a header and is skipped (a data file read with `--header`).
+    Skip,
+    /// The first line is a record (a data file read without `--header`); if it is not numbers,
+    /// the error suggests `--header`.
+    Absent,
+    /// The first line is a record and the input cannot have a header (parameter files).
+    Never,
 }
 
-/// Read a vector: a CSV file holding exactly one row.
+impl Header {
+    /// The header mode of a data file, from its command's `--header` flag.
+    pub fn data(flag: bool) -> Self {
+        if flag { Header::Skip } else { Header::Absent }
+    }
+}
+
+/// Read a numeric table (`rows x columns`) from a CSV file in the format of the module doc.
+pub fn read_matrix(path: &Path, header: Header) -> Result<DMatrix<f64>, CliError> {
+    let text = std::fs::read_to_string(path).map_err(|source| CliError::Read { path: path.to_path_buf(), source })?;
+    parse_matrix(&text, header).map_err(|message| CliError::Csv { path: path.to_path_buf(), message })
+}
+
+/// Read a vector: a CSV parameter file (no header) holding exactly one row.
 pub fn read_vector(path: &Path) -> Result<Vec<f64>, CliError> {
-    let m = read_matrix(path)?;
+    let m = read_matrix(path, Header::Never)?;
     if m.nrows() != 1 {
         return Err(CliError::Csv {
             path: path.to_path_buf(),
@@ -25,64 +59,125 @@ pub fn read_vector(path: &Path) -> Result<Vec<f64>, CliError> {
     Ok(m.row(0).iter().copied().collect())
 }
 
-/// Parse CSV text into a matrix; the error is a message without the file name.
-pub fn parse_matrix(text: &str) -> Result<DMatrix<f64>, String> {
-    let mut reader = csv::ReaderBuilder::new()
-        .has_headers(false)
-        .flexible(true)
-        .trim(csv::Trim::All)
-        .from_reader(text.as_bytes());
+/// Parse CSV text in the format of the module doc into a matrix; the error is a message naming
+/// the row, the column and the field, without the file name.
+pub fn parse_matrix(text: &str, header: Header) -> Result<DMatrix<f64>, String> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let body = text.strip_suffix('\n').unwrap_or(text);
     let mut values: Vec<f64> = Vec::new();
-    let mut width: Option<usize> = None;
+    // (width, line) of the first record.
+    let mut first: Option<(usize, usize)> = None;
     let mut rows = 0;
-    for (line, record) in reader.records().enumerate() {
-        let record = record.map_err(|e| format!("row {}: {e}", line + 1))?;
-        if record.iter().all(|f| f.is_empty()) {
+    let lines = if text.is_empty() { None } else { Some(body.split('\n')) };
+    for (index, line) in lines.into_iter().flatten().enumerate() {
+        let row = index + 1;
+        if index == 0 && header == Header::Skip {
             continue;
         }
-        let parsed: Vec<Result<f64, _>> = record.iter().map(str::parse::<f64>).collect();
-        if line == 0 && parsed.iter().all(Result::is_err) {
-            continue; // header row
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        let fields: Vec<&str> = line.split(',').map(|f| f.trim_matches([' ', '\t'])).collect();
+        if fields.iter().all(|f| f.is_empty()) {
+            return Err(if fields.len() == 1 {
+                format!("row {row} is empty (empty lines are not allowed: every line is a record, n is public)")
+            } else {
+                format!("row {row}: all {} fields are empty (a record must be numbers)", fields.len())
+            });
         }
-        match width {
-            None => width = Some(record.len()),
-            Some(w) if w != record.len() => {
-                return Err(format!("row {} has {} fields, expected {w} (ragged rows)", line + 1, record.len()));
+        match first {
+            None => first = Some((fields.len(), row)),
+            Some((width, at)) if width != fields.len() => {
+                return Err(format!("row {row} has {} fields, expected {width} like row {at} (ragged rows)", fields.len()));
             }
             Some(_) => {}
         }
-        for (col, (field, value)) in record.iter().zip(parsed).enumerate() {
-            let value = value.map_err(|_| format!("row {}, column {}: '{field}' is not a number", line + 1, col + 1))?;
+        let header_like = index == 0 && header == Header::Absent && fields.iter().all(|f| f.parse::<f64>().is_err());
+        for (col, field) in fields.iter().enumerate() {
+            let location = format!("row {row}, column {}", col + 1);
+            let value = field.parse::<f64>().map_err(|_| {
+                let hint = if header_like { " (if the first line is a header, pass --header)" } else { "" };
+                format!("{location}: '{field}' is not a number{hint}")
+            })?;
             if !value.is_finite() {
-                return Err(format!("row {}, column {}: value '{field}' is not finite", line + 1, col + 1));
+                return Err(format!("{location}: value '{field}' is not finite"));
             }
             values.push(value);
         }
         rows += 1;
     }
-    let width = width.ok_or_else(|| "no data rows (empty file)".to_string())?;
+    let (width, _) = first.ok_or_else(|| match header {
+        Header::Skip if !text.is_empty() => "no records after the header line (empty file)".to_string(),
+        _ => "no records (empty file)".to_string(),
+    })?;
     Ok(DMatrix::from_row_slice(rows, width, &values))
 }
 
 #[cfg(test)]
 mod tests {
-    use super::parse_matrix;
+    use super::{parse_matrix, Header};
 
-    #[test]
-    fn parses_with_and_without_header() {
-        let m = parse_matrix("a,b\n1,2\n3, 4.5\n").unwrap();
-        assert_eq!(m.shape(), (2, 2));
-        assert_eq!(m[(1, 1)], 4.5);
-        assert_eq!(parse_matrix("1,2\n\n3,4\n").unwrap().shape(), (2, 2));
+    fn err(text: &str, header: Header) -> String {
+        parse_matrix(text, header).unwrap_err()
     }
 
     #[test]
-    fn rejects_bad_input_with_a_located_message() {
-        assert!(parse_matrix("1,2\n3\n").unwrap_err().contains("ragged"));
-        assert!(parse_matrix("1,NaN\n").unwrap_err().contains("not finite"));
-        assert!(parse_matrix("1,inf\n").unwrap_err().contains("not finite"));
-        assert!(parse_matrix("1,x\n").unwrap_err().contains("row 1, column 2"));
-        assert!(parse_matrix("").unwrap_err().contains("empty"));
-        assert!(parse_matrix("a,b\n").unwrap_err().contains("empty"));
+    fn parses_records_with_spaces_crlf_and_an_optional_final_newline() {
+        for text in ["1,2\n3, 4.5\n", "1,2\n3, 4.5", "1,2\r\n3 ,\t4.5\r\n", "\u{feff}1,2\n3,4.5\n"] {
+            let m = parse_matrix(text, Header::Absent).unwrap();
+            assert_eq!(m.shape(), (2, 2), "{text:?}");
+            assert_eq!((m[(0, 1)], m[(1, 1)]), (2.0, 4.5), "{text:?}");
+        }
+        assert_eq!(parse_matrix("-1e-3\n", Header::Never).unwrap().shape(), (1, 1));
+    }
+
+    #[test]
+    fn a_header_is_skipped_only_when_declared() {
+        let m = parse_matrix("a,b\n1,2\n3,4\n", Header::Skip).unwrap();
+        assert_eq!(m.shape(), (2, 2));
+        assert_eq!(m[(0, 0)], 1.0);
+        // The header line is skipped whatever it holds: also numbers, or nothing.
+        assert_eq!(parse_matrix("1,2\n3,4\n", Header::Skip).unwrap().shape(), (1, 2));
+        assert_eq!(parse_matrix("\n3,4\n", Header::Skip).unwrap().shape(), (1, 2));
+        // Row numbers count the header line.
+        assert_eq!(err("a,b\n1,2\n3,x\n", Header::Skip), "row 3, column 2: 'x' is not a number");
+    }
+
+    #[test]
+    fn a_non_numeric_first_line_without_header_suggests_the_flag() {
+        let e = err("a,b\n1,2\n", Header::Absent);
+        assert_eq!(e, "row 1, column 1: 'a' is not a number (if the first line is a header, pass --header)");
+        // Parameter files take no header: no suggestion.
+        assert_eq!(err("a,b\n1,2\n", Header::Never), "row 1, column 1: 'a' is not a number");
+        // Only a first line without any number gets the suggestion.
+        assert_eq!(err("1,b\n1,2\n", Header::Absent), "row 1, column 2: 'b' is not a number");
+        assert_eq!(err("1,2\na,b\n", Header::Absent), "row 2, column 1: 'a' is not a number");
+    }
+
+    #[test]
+    fn empty_lines_and_empty_records_are_errors_naming_their_row() {
+        assert!(err("1,2\n\n3,4\n", Header::Absent).starts_with("row 2 is empty"));
+        assert!(err("1,2\r\n\r\n3,4\r\n", Header::Absent).starts_with("row 2 is empty"));
+        assert!(err("1,2\n  \n3,4\n", Header::Absent).starts_with("row 2 is empty"));
+        assert!(err("\n1,2\n", Header::Absent).starts_with("row 1 is empty"));
+        // One line ending after the last record is normal; a blank line after it is not.
+        assert!(err("1,2\n3,4\n\n", Header::Absent).starts_with("row 3 is empty"));
+        assert!(err("1\n2\n\n", Header::Absent).starts_with("row 3 is empty"));
+        assert!(err("1,2\n,\n3,4\n", Header::Absent).starts_with("row 2: all 2 fields are empty"));
+        assert!(err("a,b\n1,2\n , \n", Header::Skip).starts_with("row 3: all 2 fields are empty"));
+        assert_eq!(err("1,2\n3,\n", Header::Absent), "row 2, column 2: '' is not a number");
+    }
+
+    #[test]
+    fn rejects_bad_fields_and_shapes_with_a_located_message() {
+        assert_eq!(err("1,2\n3\n", Header::Absent), "row 2 has 1 fields, expected 2 like row 1 (ragged rows)");
+        assert_eq!(err("1,2\n3,4,5\n", Header::Absent), "row 2 has 3 fields, expected 2 like row 1 (ragged rows)");
+        assert_eq!(err("1,NaN\n", Header::Absent), "row 1, column 2: value 'NaN' is not finite");
+        assert_eq!(err("1,2\n-inf,2\n", Header::Absent), "row 2, column 1: value '-inf' is not finite");
+        assert_eq!(err("1,2\n3,1e400\n", Header::Absent), "row 2, column 2: value '1e400' is not finite");
+        assert_eq!(err("1,x\n", Header::Never), "row 1, column 2: 'x' is not a number");
+        assert_eq!(err("1,2\n3,\"4\"\n", Header::Absent), "row 2, column 2: '\"4\"' is not a number");
+        assert_eq!(err("", Header::Absent), "no records (empty file)");
+        assert_eq!(err("", Header::Skip), "no records (empty file)");
+        assert_eq!(err("a,b\n", Header::Skip), "no records after the header line (empty file)");
+        assert_eq!(err("a,b", Header::Skip), "no records after the header line (empty file)");
     }
 }

@@ -6,7 +6,9 @@
 //! - `sosdp mechanism mean`: releases of one CM stage of the exponential mechanism (experts);
 //! - `sosdp bench score`: time the fast CM backend against the clarabel reference, as JSON.
 //!
-//! Every invalid input ends the program with exit code 2 and one line on stderr.
+//! Every invalid input ends the program with exit code 2 and one line on stderr. CSV inputs
+//! follow the format of [`input`] (no line is ever skipped; `--header` declares a header line).
+//! A learner or `mechanism` given `--seed` says on stderr that its release is not private.
 pub mod bench;
 pub mod commands;
 pub mod error;
@@ -32,7 +34,8 @@ enum Command {
     /// Evaluate a score with its certified bracket (audit and cross-checks).
     #[command(subcommand)]
     Score(commands::score::ScoreCommand),
-    /// The private, robust mean of a CSV file (one JSON object).
+    /// The private, robust mean of a CSV file, for records with identity covariance N(mu, I)
+    /// (one JSON object: the release).
     Mean(commands::mean::MeanArgs),
     /// The private covariance (MATH.md 5.2, 5.3) of a CSV file.
     Covariance(commands::gaussian::CovarianceArgs),
@@ -56,9 +59,7 @@ pub fn main() -> ExitCode {
             return ExitCode::SUCCESS;
         }
         Err(e) => {
-            let rendered = e.render().to_string();
-            let first = rendered.lines().next().unwrap_or("invalid arguments");
-            eprintln!("{first} (see `sosdp --help`)");
+            eprintln!("{} (see `sosdp --help`)", one_line(&e));
             return ExitCode::from(2);
         }
     };
@@ -78,4 +79,25 @@ pub fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// Clap's error as one line. Normally its lines before the "Usage:" block (or the closing
+/// "For more information" line), trimmed and joined, so that what clap lists on the lines after
+/// the first (the missing required arguments, a suggested spelling) is kept. When a
+/// subcommand is missing clap renders the help instead: then the usage line.
+fn one_line(error: &clap::Error) -> String {
+    let rendered = error.render().to_string();
+    if error.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+        let usage = rendered.lines().find(|l| l.starts_with("Usage:")).unwrap_or("Usage: sosdp <COMMAND>");
+        return format!("error: a subcommand is required; {}", usage.trim());
+    }
+    let mut message = String::new();
+    let lines = rendered.lines().take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"));
+    for line in lines.map(str::trim).filter(|l| !l.is_empty()) {
+        if !message.is_empty() {
+            message.push_str(if message.ends_with(':') { " " } else if line.starts_with("tip:") { "; " } else { ", " });
+        }
+        message.push_str(line);
+    }
+    if message.is_empty() { "error: invalid arguments".to_string() } else { message }
 }

@@ -1,6 +1,6 @@
 //! Arguments that define a CM score problem (MATH.md 2.1), shared by `sosdp score mean` and
 //! `sosdp mechanism mean`: the data, the reference centre and `Gamma = G I`.
-use crate::input::{read_matrix, read_vector};
+use crate::input::{read_matrix, read_vector, Header};
 use crate::CliError;
 use clap::Args;
 use nalgebra::DMatrix;
@@ -9,10 +9,14 @@ use std::path::PathBuf;
 
 #[derive(Debug, Args)]
 pub struct CmArgs {
-    /// Data: one record per row (n x d).
+    /// Data: a CSV file, one record of d comma-separated numbers per line (n x d); every line
+    /// is a record unless --header is given.
     #[arg(long, value_name = "X.csv")]
     pub data: PathBuf,
-    /// Reference centre c: one row of d numbers.
+    /// The first line of the --data file is a header (column names) and is skipped.
+    #[arg(long)]
+    pub header: bool,
+    /// Reference centre c: one line of d comma-separated numbers (no header).
     #[arg(long, value_name = "c.csv")]
     pub center: PathBuf,
     /// Budget: Gamma = G * I, G > 0.
@@ -26,7 +30,7 @@ impl CmArgs {
         if !(self.gamma.is_finite() && self.gamma > 0.0) {
             return Err(CliError::Invalid(format!("--gamma must be positive and finite, got {}", self.gamma)));
         }
-        let data = read_matrix(&self.data)?;
+        let data = read_matrix(&self.data, Header::data(self.header))?;
         let centre = read_vector(&self.center)?;
         let d = data.ncols();
         check_len("--center", centre.len(), d)?;

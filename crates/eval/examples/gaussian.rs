@@ -21,8 +21,9 @@ fn main() {
         let mut rng = StdRng::seed_from_u64(seed);
         let s = covariance_sample(&mut rng, n, d, 5.0, cond, eta);
         let fit = PrivateGaussian::new(eps).radius(10.0).kappa(100.0).corruption(eta).seed(seed).fit(&s.data).expect("fit");
-        let sigma_hat = DMatrix::from_fn(d, d, |i, k| fit.covariance[i][k]);
-        let pre = &fit.report.covariance.report.preconditioner.release;
+        let est = &fit.release.estimate;
+        let sigma_hat = DMatrix::from_fn(d, d, |i, k| est.covariance[i][k]);
+        let pre = &fit.release.stage_releases[0].release;
         let s0 = sosdp_learn::covariance::matrix_of(pre);
         println!(
             "{}",
@@ -30,13 +31,12 @@ fn main() {
                 "d": d, "n": n, "eps": eps, "cond": cond, "corruption": eta, "seed": seed,
                 "preconditioner_spectral_error": spectral_error(&s0, &s.covariance),
                 "frobenius_error": frobenius_error(&sigma_hat, &s.covariance),
-                "mahalanobis_mean_error": mahalanobis_error(&fit.mean, &s.mean, &s.covariance),
-                "tv_bound": tv_bound(&s.mean, &s.covariance, &fit.mean, &sigma_hat),
-                "tv_monte_carlo": tv_monte_carlo(&s.mean, &s.covariance, &fit.mean, &sigma_hat, 100_000, seed).0,
-                "seconds": fit.report.elapsed_s,
-                "steps": fit.report.covariance.report.refinement.iter().map(|r| r.record.elapsed_s).collect::<Vec<_>>(),
-                "preconditioner_s": fit.report.covariance.report.preconditioner.record.elapsed_s,
-                "mean_stages": fit.report.mean.report.stages.len(),
+                "mahalanobis_mean_error": mahalanobis_error(&est.mean, &s.mean, &s.covariance),
+                "tv_bound": tv_bound(&s.mean, &s.covariance, &est.mean, &sigma_hat),
+                "tv_monte_carlo": tv_monte_carlo(&s.mean, &s.covariance, &est.mean, &sigma_hat, 100_000, seed).0,
+                "seconds": fit.diagnostics.elapsed_s,
+                "step_seconds": fit.diagnostics.steps.iter().map(|s| (s.step.clone(), s.record.elapsed_s)).collect::<Vec<_>>(),
+                "mean_stages": fit.release.plan.mean.stages.len(),
             })
         );
     }

@@ -74,23 +74,25 @@ pub fn measure(case: &Case, seed: u64, constants: &Constants) -> Result<Vec<Stag
         .constants(constants.clone())
         .fit(&sample.data)?;
     let seconds = clock.elapsed().as_secs_f64();
-    let stages = fit.report.stages.len();
+    let stages = fit.release.plan.stages.len();
     let root = (case.d as f64 / case.n as f64).sqrt();
     Ok(fit
-        .report
+        .release
+        .plan
         .stages
         .iter()
+        .zip(&fit.release.stage_releases)
         .enumerate()
-        .map(|(j, s)| StageMeasure {
+        .map(|(j, (s, r))| StageMeasure {
             case: case.label.clone(),
             seed,
             stage: j,
             stages,
-            radius: s.plan.radius,
-            bound: s.plan.accuracy,
-            deviation: s.plan.deviation,
+            radius: s.radius,
+            bound: s.accuracy,
+            deviation: s.deviation,
             sqrt_d_over_n: root,
-            error: l2_error(&s.release, &truth),
+            error: l2_error(&r.release, &truth),
             seconds: if j + 1 == stages { seconds } else { 0.0 },
         })
         .collect())

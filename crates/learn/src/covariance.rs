@@ -29,22 +29,39 @@
 //! Privacy: the preconditioner and every refinement stage are pure-DP releases with a
 //! data-independent split of eps; stage parameters depend only on the plan and earlier
 //! releases, so the output is eps-DP by composition.
+use crate::projection::{clean_radius, project_onto_ball, project_rows};
+use crate::release::{guarantee, AccuracyBound, Diagnostics, Fit, Release, StageRelease, StepDiagnostics};
 use crate::schedule::Constants;
 use crate::stage::{run_cm_stage, seeded_rng, CmStage};
 use crate::error::check_privacy_settings;
 use crate::{check_data, LearnError};
 use nalgebra::DMatrix;
 use serde::Serialize;
-use sosdp_sampler::{release, MechanismSettings, Progress, ReleaseRecord, SamplerKind, Spectrahedron, Start};
+use sosdp_sampler::{release, MechanismSettings, Progress, SamplerKind, Spectrahedron, Start};
 use sosdp_score::{FastSp, ScoreOracle, Spectral};
 use sosdp_sdp::svec::{side_of, smat, svec};
 use std::time::Instant;
 
 /// `x_i = (y_{2i} - y_{2i-1}) / sqrt 2` for consecutive pairs of rows (an odd last row is
-/// dropped). The learners shuffle the rows first.
-pub fn pair(data: &DMatrix<f64>) -> DMatrix<f64> {
-    let m = data.nrows() / 2;
-    DMatrix::from_fn(m, data.ncols(), |i, k| (data[(2 * i + 1, k)] - data[(2 * i, k)]) / std::f64::consts::SQRT_2)
+/// not used: the plan's pair count `m = floor(n / 2)` is public), each projected onto the public
+/// ball `B(0, radius)` ([`crate::projection`]). The learners shuffle the rows first. Formed
+/// without overflow for any finite records: `x_i = sqrt 2 * P(y_{2i}/2 - y_{2i-1}/2)`, with `P`
+/// the projection onto `B(0, radius / sqrt 2)`.
+pub fn pair(data: &DMatrix<f64>, radius: f64) -> DMatrix<f64> {
+    let (m, d) = (data.nrows() / 2, data.ncols());
+    let origin = vec![0.0; d];
+    let mut out = DMatrix::zeros(m, d);
+    let mut half = vec![0.0; d];
+    for i in 0..m {
+        for (k, h) in half.iter_mut().enumerate() {
+            *h = 0.5 * data[(2 * i + 1, k)] - 0.5 * data[(2 * i, k)];
+        }
+        project_onto_ball(&mut half, &origin, radius / std::f64::consts::SQRT_2);
+        for (k, h) in half.iter().enumerate() {
+            out[(i, k)] = std::f64::consts::SQRT_2 * h;
+        }
+    }
+    out
 }
 
 /// `A^p` for a symmetric positive definite `A` (eigen-decomposition).
@@ -98,6 +115,10 @@ pub struct PrivateCovariance {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct CovariancePlan {
     pub pairs: usize,
+    /// Each pair is projected onto `B(0, pair_radius)` before any score sees it:
+    /// `sqrt(K) rho_m`, `rho_m = sqrt(d) + sqrt(2 log(4 m / beta))`, holds the clean pairs with
+    /// probability `1 - beta / 4` under the prior `Sigma ⪯ K I` ([`crate::projection`]).
+    pub pair_radius: f64,
     pub preconditioner: PreconditionerPlan,
     pub refinement: Vec<RefinementPlan>,
 }
@@ -131,33 +152,18 @@ pub struct RefinementPlan {
     pub score_bound: f64,
     /// `r_{j+1}`.
     pub accuracy: f64,
+    /// The whitened pairs are projected onto `B(0, projection_radius)` before they are lifted:
+    /// `sqrt(1 + s_j) rho_m`, which holds the clean pairs when the whitened covariance is at
+    /// most `1 + s_j` (the same event as [`CovariancePlan::pair_radius`]).
+    pub projection_radius: f64,
 }
 
-/// One step as it ran.
-#[derive(Clone, Debug, Serialize)]
-pub struct CovarianceStep {
-    /// The release (svec; for refinement stages in the stage's whitened coordinates).
-    pub release: Vec<f64>,
-    /// Diagnostics, data-dependent (not private).
-    pub record: ReleaseRecord,
-}
+/// The fit of the private covariance: the public release (the estimate row by row) and
+/// non-private diagnostics.
+pub type CovarianceFit = Fit<Vec<Vec<f64>>, CovariancePlan>;
 
-#[derive(Clone, Debug, Serialize)]
-pub struct CovarianceReport {
-    pub epsilon: f64,
-    pub delta: f64,
-    pub plan: CovariancePlan,
-    pub preconditioner: CovarianceStep,
-    pub refinement: Vec<CovarianceStep>,
-    pub elapsed_s: f64,
-}
-
-#[derive(Clone, Debug, Serialize)]
-pub struct CovarianceFit {
-    /// The estimate, row by row.
-    pub covariance: Vec<Vec<f64>>,
-    pub report: CovarianceReport,
-}
+/// The public release of the private covariance.
+pub type CovarianceRelease = Release<Vec<Vec<f64>>, CovariancePlan>;
 
 impl PrivateCovariance {
     /// Defaults: `K = 100`, no corruption, `beta = 0.05`, SP width 0.5, a third of eps for the
@@ -233,6 +239,10 @@ impl PrivateCovariance {
         self.validate()?;
         let m = n / 2;
         let (mf, df) = (m as f64, d as f64);
+        // beta / 4 for the projections (the clean pairs lie in their balls), the rest for the
+        // preconditioner's and the refinement's bounds.
+        let pair_radius = self.kappa.sqrt() * clean_radius(m, d, 0.25 * self.beta);
+        let beta = 0.75 * self.beta;
         let dim = df * (df + 1.0) / 2.0;
         if m < 2 * d + 2 {
             return Err(LearnError::TooFewSamples(format!("{n} records give {m} pairs; the covariance in dimension {d} needs at least {}", 2 * d + 2)));
@@ -240,13 +250,13 @@ impl PrivateCovariance {
         let c = &self.constants;
         let eta0 = 2.0 * self.corruption;
         let gamma = self.width;
-        let log_l = (mf / self.beta).ln();
+        let log_l = (mf / beta).ln();
         let lambda = (df + 2.0 * (df * log_l).sqrt() + 2.0 * log_l) / (1.0 - gamma / 2.0);
         let (lower, upper) = (0.5, 2.0 * self.kappa);
         let eps_pre = self.preconditioner_share * self.epsilon;
         let domain_radius = df.sqrt() * 0.5 * (upper - lower);
         let rho_pre = 0.5 * gamma * df.sqrt();
-        let k_pre = 2.0 / eps_pre * (dim * (domain_radius / rho_pre).max(1.0).ln() + (2.0 / self.beta).ln());
+        let k_pre = 2.0 / eps_pre * (dim * (domain_radius / rho_pre).max(1.0).ln() + (2.0 / beta).ln());
         let eta = (eta0 + k_pre / mf).min(0.5);
         let stat = (dim / mf).sqrt();
         let hi = (1.0 + gamma) / (1.0 - eta * (1.0 / eta).ln()).max(0.1);
@@ -266,13 +276,22 @@ impl PrivateCovariance {
         let (mut r, mut s) = (df.sqrt() * s0, s0);
         let mut refinement = Vec::with_capacity(stages);
         for _ in 0..stages {
-            let k = 2.0 / eps_j * (dim * (r / rho).max(1.0).ln() + (stages as f64 / self.beta).ln());
+            let k = 2.0 / eps_j * (dim * (r / rho).max(1.0).ln() + (stages as f64 / beta).ln());
             let eta_j = eta0 + k / mf;
             if eta_j >= 0.5 {
                 return Err(LearnError::TooFewSamples(format!("the refinement's score bound {k:.0} is too large for {m} pairs")));
             }
             let next = (c.safety * (eta_j * (8.0 * s + r * r + delta)).sqrt() + floor).min(r);
-            refinement.push(RefinementPlan { epsilon: eps_j, radius: r, spectral: s, lower_eigenvalue: l, gamma: 2.0 * (1.0 + s).powi(2) + r * r + delta, score_bound: k, accuracy: next });
+            refinement.push(RefinementPlan {
+                epsilon: eps_j,
+                radius: r,
+                spectral: s,
+                lower_eigenvalue: l,
+                gamma: 2.0 * (1.0 + s).powi(2) + r * r + delta,
+                score_bound: k,
+                accuracy: next,
+                projection_radius: (1.0 + s).sqrt() * pair_radius / self.kappa.sqrt(),
+            });
             // Re-whitening by the release divides the next error by about `1 - r` (its smallest
             // eigenvalue); the operator bound never grows. The release lies in the band, so the
             // next whitened covariance keeps at least `l / (1 + 1.5 s)`.
@@ -281,7 +300,7 @@ impl PrivateCovariance {
             s = r.min(s);
             l = (l / upper).max(1.0 - s);
         }
-        Ok(CovariancePlan { pairs: m, preconditioner, refinement })
+        Ok(CovariancePlan { pairs: m, pair_radius, preconditioner, refinement })
     }
 
     /// Fit on `data` (one record per row; the mean need not be known).
@@ -300,7 +319,9 @@ impl PrivateCovariance {
         // Pairs of rows in a random (data-independent) order, so that a sorted or grouped file
         // still gives i.i.d. differences.
         let order = rand::seq::index::sample(&mut rng, data.nrows(), data.nrows()).into_vec();
-        let x = pair(&data.select_rows(order.iter()));
+        let x = pair(&data.select_rows(order.iter()), plan.pair_radius);
+        let mut diagnostics = Diagnostics::default();
+        let mut stage_releases = Vec::with_capacity(1 + plan.refinement.len());
 
         // Preconditioner: SP over the spectrahedron, started at the empirical second moment
         // clipped into the domain (the start only seeds the chain).
@@ -315,14 +336,15 @@ impl PrivateCovariance {
         let settings = MechanismSettings { sampler: self.sampler, ..MechanismSettings::new(pre.epsilon, start.theta.len())? };
         let out = release(&oracle, &domain, &start, &settings, &mut rng, &mut |p| progress(0, p))?;
         let mut sigma = matrix_of(&out.theta);
-        let preconditioner = CovarianceStep { release: out.theta, record: out.record };
+        stage_releases.push(StageRelease { step: "preconditioner (svec)".into(), release: out.theta });
+        diagnostics.steps.push(StepDiagnostics { step: "preconditioner".into(), record: out.record });
 
         // Refinement: CM on lifted points, re-whitened at each stage.
         let identity = svec_of(&DMatrix::identity(d, d));
-        let mut refinement = Vec::with_capacity(plan.refinement.len());
+        let origin = vec![0.0; d];
         for (j, stage) in plan.refinement.iter().enumerate() {
             let w = spd_power(&sigma, -0.5);
-            let xw = &x * &w;
+            let xw = project_rows(&(&x * &w), &origin, stage.projection_radius);
             let mut lifted = DMatrix::zeros(xw.nrows(), identity.len());
             for (i, row) in xw.row_iter().enumerate() {
                 for (k, v) in svec(d, |a, b| row[a] * row[b]).into_iter().enumerate() {
@@ -334,11 +356,54 @@ impl PrivateCovariance {
             let out = run_cm_stage(&lifted, &cm, Some(Box::new(band)), &mut rng, &mut |p| progress(j + 1, p))?;
             let half = spd_power(&sigma, 0.5);
             sigma = &half * matrix_of(&out.theta) * &half;
-            refinement.push(CovarianceStep { release: out.theta, record: out.record });
+            let step = format!("refinement {}", j + 1);
+            stage_releases.push(StageRelease { step: format!("{step} (svec, whitened by the previous release)"), release: out.theta });
+            diagnostics.steps.push(StepDiagnostics { step, record: out.record });
         }
+        diagnostics.elapsed_s = clock.elapsed().as_secs_f64();
         let covariance = (0..d).map(|i| (0..d).map(|k| 0.5 * (sigma[(i, k)] + sigma[(k, i)])).collect()).collect();
-        let report = CovarianceReport { epsilon: self.epsilon, delta: 0.0, plan, preconditioner, refinement, elapsed_s: clock.elapsed().as_secs_f64() };
-        Ok(CovarianceFit { covariance, report })
+        let accuracy = vec![self.accuracy_bound(&plan, data.nrows(), d)];
+        let release = Release { estimate: covariance, epsilon: self.epsilon, delta: 0.0, plan, stage_releases, accuracy, guarantee: guarantee(self.epsilon) };
+        Ok(Fit { release, diagnostics })
+    }
+
+    /// The assumptions every covariance bound rests on.
+    pub fn assumptions(&self) -> Vec<String> {
+        vec![
+            "the uncorrupted records are i.i.d. Gaussian N(mu, Sigma)".to_string(),
+            format!("I ⪯ Sigma ⪯ K I with K = {} (the prior)", self.kappa),
+            if self.corruption > 0.0 {
+                format!("at most a fraction {} of the records replaced arbitrarily", self.corruption)
+            } else {
+                "no corrupted records (corruption 0)".to_string()
+            },
+        ]
+    }
+
+    /// The final accuracy bound of `plan` (for `n` records in `R^d`) with its assumptions:
+    /// `None`, with the reason and the number of records that would give one, when the
+    /// preconditioner's worst-case bound does not hold (the refinement's bound rests on it).
+    pub fn accuracy_bound(&self, plan: &CovariancePlan, n: usize, d: usize) -> AccuracyBound {
+        let valid = plan.preconditioner.worst_case_valid;
+        let unavailable = (!valid).then(|| {
+            let needed = (1..=40)
+                .map(|k| n << k)
+                .find(|&m| self.plan(m, d).is_ok_and(|p| p.preconditioner.worst_case_valid))
+                .map_or("more than 2^40 times as many records".to_string(), |m| format!("about {m} records"));
+            format!(
+                "the spectral preconditioner's worst-case bound does not hold at n = {n}, d = {d}, eps = {}, corruption {} \
+                 (its score bound times the leverage cap is too large, MATH 2.2); it needs {needed}",
+                self.epsilon, self.corruption
+            )
+        });
+        AccuracyBound {
+            metric: "|Sigma^-1/2 Sigma_hat Sigma^-1/2 - I|_F".into(),
+            bound: valid.then(|| plan.refinement.last().map_or(f64::INFINITY, |s| s.accuracy)),
+            probability: 1.0 - self.beta,
+            assumptions: self.assumptions(),
+            basis: "MATH 2.2 (preconditioner) and 2.3 (refinement) with calibrated constants (docs/calibration.md), for the exact mechanism".into(),
+            unavailable,
+        }
     }
 }
 

@@ -7,8 +7,10 @@
 //! Privacy: the eps split (default 1/4 preconditioner, 1/2 refinement, 1/4 mean) is
 //! data-independent; the mean step uses the covariance release (already private) to whiten,
 //! which is adaptive composition, so the pair is eps-DP.
-use crate::covariance::{spd_power, CovarianceFit, CovariancePlan, PrivateCovariance};
-use crate::mean::{MeanFit, PrivateMean};
+use crate::covariance::{spd_power, CovariancePlan, PrivateCovariance};
+use crate::mean::PrivateMean;
+use crate::projection::{clean_radius, project_rows};
+use crate::release::{guarantee, AccuracyBound, Fit, Release, StageRelease};
 use crate::schedule::Schedule;
 use crate::{check_data, LearnError};
 use nalgebra::DMatrix;
@@ -31,17 +33,19 @@ pub struct PrivateGaussian {
     mean_share: f64,
 }
 
-#[derive(Clone, Debug, Serialize)]
-pub struct GaussianReport {
-    pub epsilon: f64,
-    pub delta: f64,
-    pub covariance: CovarianceFit,
-    pub mean: MeanFit,
-    /// The whitened prior radius used by the mean step, `R / sqrt(1 - s)` with `s` the
-    /// covariance's planned operator error (public).
-    pub whitened_radius: f64,
-    pub elapsed_s: f64,
+/// The estimate of a Gaussian fit.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct GaussianEstimate {
+    pub mean: Vec<f64>,
+    /// Row by row.
+    pub covariance: Vec<Vec<f64>>,
 }
+
+/// The fit of a Gaussian: the public release and non-private diagnostics.
+pub type GaussianFit = Fit<GaussianEstimate, GaussianPlan>;
+
+/// The public release of a Gaussian fit.
+pub type GaussianRelease = Release<GaussianEstimate, GaussianPlan>;
 
 /// The public plan of a Gaussian fit: the covariance's plan and the mean step's schedule,
 /// with the whitened prior radius and the widening of `Gamma` the latter uses.
@@ -53,13 +57,11 @@ pub struct GaussianPlan {
     pub whitened_radius: f64,
     /// `2 s / (1 - s)`.
     pub widening: f64,
-}
-
-#[derive(Clone, Debug, Serialize)]
-pub struct GaussianFit {
-    pub mean: Vec<f64>,
-    pub covariance: Vec<Vec<f64>>,
-    pub report: GaussianReport,
+    /// Before whitening, the mean step projects every record onto `B(0, record_radius)`:
+    /// `R + sqrt(K) rho_n`, `rho_n = sqrt(d) + sqrt(2 log(4 n / beta_mean))` with the mean step's
+    /// share `beta_mean = beta / 2`: it holds the clean records under the priors with the same
+    /// probability as the mean step's own projections ([`crate::projection`]).
+    pub record_radius: f64,
 }
 
 impl PrivateGaussian {
@@ -139,15 +141,47 @@ impl PrivateGaussian {
         let plan = self.plan(n, d)?;
         let clock = Instant::now();
         let cov = self.covariance_learner().fit_with_progress(data, progress)?;
-        let sigma = DMatrix::from_fn(d, d, |i, k| cov.covariance[i][k]);
+        let sigma = DMatrix::from_fn(d, d, |i, k| cov.release.estimate[i][k]);
         let w = spd_power(&sigma, -0.5);
         let steps = 1 + plan.covariance.refinement.len();
         let mean_learner = self.mean_learner(plan.whitened_radius, plan.widening);
-        let mean = mean_learner.fit_with_progress(&(data * &w), &mut |j, p| progress(steps + j, p))?;
+        // Records projected onto the public ball before whitening, so that the whitened
+        // records are finite and bounded whatever the input.
+        let projected = project_rows(data, &vec![0.0; d], plan.record_radius);
+        let mean = mean_learner.fit_with_progress(&(projected * &w), &mut |j, p| progress(steps + j, p))?;
         let half = spd_power(&sigma, 0.5);
-        let mu = &half * nalgebra::DVector::from_column_slice(&mean.estimate);
-        let report = GaussianReport { epsilon: self.epsilon, delta: 0.0, covariance: cov.clone(), mean, whitened_radius: plan.whitened_radius, elapsed_s: clock.elapsed().as_secs_f64() };
-        Ok(GaussianFit { mean: mu.iter().copied().collect(), covariance: cov.covariance, report })
+        let mu = &half * nalgebra::DVector::from_column_slice(&mean.release.estimate);
+
+        let mut diagnostics = cov.diagnostics;
+        diagnostics.extend(mean.diagnostics);
+        diagnostics.elapsed_s = clock.elapsed().as_secs_f64();
+        let mut stage_releases = cov.release.stage_releases;
+        stage_releases.extend(mean.release.stage_releases.into_iter().map(|s| StageRelease { step: format!("{} (whitened)", s.step), ..s }));
+        let accuracy = self.accuracy_bounds(&plan, n, d);
+        let estimate = GaussianEstimate { mean: mu.iter().copied().collect(), covariance: cov.release.estimate };
+        let release = Release { estimate, epsilon: self.epsilon, delta: 0.0, plan, stage_releases, accuracy, guarantee: guarantee(self.epsilon) };
+        Ok(Fit { release, diagnostics })
+    }
+
+    /// The accuracy bounds of `plan` (for `n` records in `R^d`) with their assumptions: the
+    /// covariance's (Mahalanobis-Frobenius) and the mean's (Mahalanobis), the latter from the
+    /// mean step's bound `r` in the frame of `Sigma_hat` and the covariance's planned operator
+    /// error `s`: `|Sigma^-1/2 (mu_hat - mu)| <= sqrt(1 + s) r`. Both are `None` when the
+    /// covariance's bound is.
+    pub fn accuracy_bounds(&self, plan: &GaussianPlan, n: usize, d: usize) -> Vec<AccuracyBound> {
+        let covariance = self.covariance_learner().accuracy_bound(&plan.covariance, n, d);
+        let s = plan.widening / (2.0 + plan.widening);
+        let mut assumptions = self.covariance_learner().assumptions();
+        assumptions.insert(1, format!("|mu| <= R = {} (the prior)", self.radius));
+        let mean = AccuracyBound {
+            metric: "|Sigma^-1/2 (mu_hat - mu)|_2".into(),
+            bound: covariance.bound.map(|_| (1.0 + s).sqrt() * plan.mean.accuracy()),
+            probability: 1.0 - self.beta,
+            assumptions,
+            basis: "the mean step's bound (MATH 5.1) in the frame of the covariance release, widened by the covariance's planned error".into(),
+            unavailable: covariance.unavailable.as_ref().map(|r| format!("it rests on the covariance's bound, which is unavailable: {r}")),
+        };
+        vec![covariance, mean]
     }
 
     /// The public plan for `n` records in `R^d` (no data needed).
@@ -161,7 +195,8 @@ impl PrivateGaussian {
         let s = covariance.refinement.last().map_or(covariance.preconditioner.spectral_bound, |s| s.accuracy).min(0.99);
         let (whitened_radius, widening) = (self.radius / (1.0 - s).sqrt(), 2.0 * s / (1.0 - s));
         let mean = self.mean_learner(whitened_radius, widening).plan(n, d)?;
-        Ok(GaussianPlan { covariance, mean, whitened_radius, widening })
+        let record_radius = self.radius + self.kappa.sqrt() * clean_radius(n, d, self.beta / 8.0);
+        Ok(GaussianPlan { covariance, mean, whitened_radius, widening, record_radius })
     }
 }
 

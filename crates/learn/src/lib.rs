@@ -5,16 +5,23 @@
 //!   (5.2, 5.3);
 //! - [`gaussian`]: learning a Gaussian in total variation (5.4);
 //! - [`stage`]: one CM stage, shared by the mean and the refinement;
-//! - [`schedule`]: its data-independent stage plan.
+//! - [`schedule`]: its data-independent stage plan;
+//! - [`projection`]: per-record projection onto public balls (every score sees only
+//!   projected records);
+//! - [`release`]: what a fit returns: the public release, separate from the non-private
+//!   diagnostics.
 pub mod covariance;
 pub mod error;
 pub mod gaussian;
 pub mod mean;
+pub mod projection;
+pub mod release;
 pub mod schedule;
 pub mod stage;
 
-pub use covariance::{CovarianceFit, PrivateCovariance};
+pub use covariance::{CovarianceFit, CovariancePlan, CovarianceRelease, PrivateCovariance};
 pub use error::LearnError;
-pub use gaussian::{GaussianFit, GaussianPlan, PrivateGaussian};
-pub use mean::{check_data, MeanFit, MeanReport, PrivateMean, StageReport};
+pub use gaussian::{GaussianEstimate, GaussianFit, GaussianPlan, GaussianRelease, PrivateGaussian};
+pub use mean::{check_data, MeanFit, MeanRelease, PrivateMean};
+pub use release::{AccuracyBound, Diagnostics, Fit, NonPrivate, Release, StageRelease};
 pub use schedule::{Constants, Schedule};

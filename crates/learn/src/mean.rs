@@ -2,18 +2,23 @@
 //! `J` stages of the CM exponential mechanism, each re-centred at the previous release
 //! inside a shrinking ball, with the data-independent plan of [`crate::schedule`].
 //!
+//! Before each stage's score sees them, the records are projected onto the public ball
+//! `B(c_j, projection_radius_j)` of the plan ([`crate::projection`]), so that no record, however
+//! far, can make a solve fail.
+//!
 //! Privacy: each stage is an `eps/J`-DP release ([`sosdp_sampler::release`]) of a score whose
 //! centre and domain are the previous stage's release and the public plan, so the estimate is
-//! `eps`-DP by composition. The report's diagnostics (anchor scores, sampler records, times)
-//! depend on the data and are **not** covered by the guarantee: publish the estimate, the
-//! stage centres and the plan, not the diagnostics.
-use crate::schedule::{schedule, Constants, PlannedStage, Schedule};
+//! `eps`-DP by composition. A fit returns the public [`MeanRelease`] and separate
+//! [`Diagnostics`] (anchor scores, sampler records, times) that depend on the data and are
+//! **not** covered by the guarantee ([`crate::release`]).
+use crate::projection::project_rows;
+use crate::release::{guarantee, AccuracyBound, Diagnostics, Fit, Release, StageRelease, StepDiagnostics};
+use crate::schedule::{schedule, Constants, Schedule};
 use crate::error::check_privacy_settings;
 use crate::LearnError;
 use nalgebra::DMatrix;
-use serde::Serialize;
 use crate::stage::{run_cm_stage, seeded_rng, CmStage};
-use sosdp_sampler::{Progress, ReleaseRecord, SamplerKind};
+use sosdp_sampler::{Progress, SamplerKind};
 use std::time::Instant;
 
 /// Check a dataset (one record per row): non-empty, every value finite.
@@ -42,35 +47,12 @@ pub struct PrivateMean {
     covariance_error: f64,
 }
 
-/// One stage as it ran.
-#[derive(Clone, Debug, Serialize)]
-pub struct StageReport {
-    /// The public plan of the stage (eps, radius, Gamma, score and accuracy bounds).
-    pub plan: PlannedStage,
-    /// The centre of the stage's ball: the previous release (0 for the first stage).
-    pub centre: Vec<f64>,
-    /// The stage's release.
-    pub release: Vec<f64>,
-    /// Diagnostics, data-dependent (not private): the sampler's record.
-    pub record: ReleaseRecord,
-}
+/// The fit of the private mean: the public [`MeanRelease`] and non-private diagnostics.
+pub type MeanFit = Fit<Vec<f64>, Schedule>;
 
-/// The report of a fit.
-#[derive(Clone, Debug, Serialize)]
-pub struct MeanReport {
-    pub epsilon: f64,
-    pub delta: f64,
-    pub schedule: Schedule,
-    pub stages: Vec<StageReport>,
-    pub elapsed_s: f64,
-}
-
-/// The estimate and its report.
-#[derive(Clone, Debug, Serialize)]
-pub struct MeanFit {
-    pub estimate: Vec<f64>,
-    pub report: MeanReport,
-}
+/// The public release of the private mean: the estimate, eps, delta = 0, the stage plan, the
+/// stage releases, the accuracy bound with its assumptions and the guarantee.
+pub type MeanRelease = Release<Vec<f64>, Schedule>;
 
 impl PrivateMean {
     /// Defaults: `R = 10`, corruption bound 0, `beta = 0.05`, fresh OS randomness, slice
@@ -168,14 +150,46 @@ impl PrivateMean {
         let clock = Instant::now();
         let mut rng = seeded_rng(self.seed)?;
         let mut centre = vec![0.0; d];
-        let mut stages = Vec::with_capacity(plan.stages.len());
+        let mut stage_releases = Vec::with_capacity(plan.stages.len());
+        let mut diagnostics = Diagnostics::default();
         for (j, stage) in plan.stages.iter().enumerate() {
+            // The stage's score sees only records projected onto its public ball.
+            let projected = project_rows(data, &centre, stage.projection_radius);
             let cm = CmStage { centre: &centre, radius: stage.radius, gamma: stage.gamma, epsilon: stage.epsilon, sampler: self.sampler };
-            let out = run_cm_stage(data, &cm, None, &mut rng, &mut |p| progress(j, p))?;
-            stages.push(StageReport { plan: stage.clone(), centre: centre.clone(), release: out.theta.clone(), record: out.record });
+            let out = run_cm_stage(&projected, &cm, None, &mut rng, &mut |p| progress(j, p))?;
+            let step = format!("mean stage {}", j + 1);
+            stage_releases.push(StageRelease { step: step.clone(), release: out.theta.clone() });
+            diagnostics.steps.push(StepDiagnostics { step, record: out.record });
             centre = out.theta;
         }
-        let report = MeanReport { epsilon: self.epsilon, delta: 0.0, schedule: plan, stages, elapsed_s: clock.elapsed().as_secs_f64() };
-        Ok(MeanFit { estimate: centre, report })
+        diagnostics.elapsed_s = clock.elapsed().as_secs_f64();
+        let accuracy = vec![self.accuracy_bound(&plan)];
+        let release = Release { estimate: centre, epsilon: self.epsilon, delta: 0.0, plan, stage_releases, accuracy, guarantee: guarantee(self.epsilon) };
+        Ok(Fit { release, diagnostics })
+    }
+
+    /// The final accuracy bound of `plan` with the assumptions it rests on.
+    pub fn accuracy_bound(&self, plan: &Schedule) -> AccuracyBound {
+        let mut assumptions = vec![
+            if self.covariance_error > 0.0 {
+                format!("the uncorrupted records are i.i.d. Gaussian with |Cov - I|_op <= {}", self.covariance_error)
+            } else {
+                "the uncorrupted records are i.i.d. N(mu, I): identity covariance".to_string()
+            },
+            format!("|mu| <= R = {} (the prior)", self.radius),
+        ];
+        assumptions.push(if self.corruption > 0.0 {
+            format!("at most a fraction {} of the records replaced arbitrarily", self.corruption)
+        } else {
+            "no corrupted records (corruption 0)".to_string()
+        });
+        AccuracyBound {
+            metric: "|mu_hat - mu|_2".into(),
+            bound: Some(plan.accuracy()),
+            probability: 1.0 - self.beta,
+            assumptions,
+            basis: "MATH 2.1 property 3 with calibrated constants (docs/calibration.md), for the exact mechanism".into(),
+            unavailable: None,
+        }
     }
 }

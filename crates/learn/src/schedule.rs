@@ -18,6 +18,7 @@
 //! (each stage costs a full mechanism run, and fewer stages leave more eps per stage). The
 //! constants are [`Constants`], calibrated in docs/calibration.md; privacy never depends on
 //! them, only accuracy and running time do.
+use crate::projection::clean_radius;
 use serde::Serialize;
 
 /// The constants of the schedule (see docs/calibration.md).
@@ -60,6 +61,11 @@ pub struct PlannedStage {
     /// The bound's deviation term before the safety factor (what calibration measures
     /// errors against).
     pub deviation: f64,
+    /// Every record is projected onto `B(centre, projection_radius)` before the stage's score
+    /// sees it ([`crate::projection`]): `radius + sqrt(1 + excess) rho_n`, with
+    /// `rho_n = sqrt(d) + sqrt(2 log(4 n / beta))`, holds the clean records with probability
+    /// `1 - beta / 4` when the centre is within `radius` of the mean.
+    pub projection_radius: f64,
 }
 
 /// The whole plan.
@@ -77,7 +83,7 @@ impl Schedule {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn plan(n: f64, d: f64, epsilon: f64, radius: f64, eta0: f64, beta: f64, stages: usize, c: &Constants, delta_n: f64) -> Option<Schedule> {
+fn plan(n: f64, d: f64, epsilon: f64, radius: f64, eta0: f64, beta: f64, stages: usize, c: &Constants, delta_n: f64, spread: f64) -> Option<Schedule> {
     let rho = c.rho_scale * (d / n).sqrt();
     let floor = c.floor_scale * (d / n).sqrt();
     let eps_j = epsilon / stages as f64;
@@ -93,7 +99,7 @@ fn plan(n: f64, d: f64, epsilon: f64, radius: f64, eta0: f64, beta: f64, stages:
         let b = delta_n + r * r + eta * (1.0 + log_inv);
         let deviation = (eta * b).sqrt() + eta * b.sqrt() + eta * log_inv.sqrt();
         let next = (c.safety * deviation + floor).min(r);
-        out.push(PlannedStage { epsilon: eps_j, radius: r, gamma: 1.0 + delta_n + r * r, score_bound: k_star, accuracy: next, deviation });
+        out.push(PlannedStage { epsilon: eps_j, radius: r, gamma: 1.0 + delta_n + r * r, score_bound: k_star, accuracy: next, deviation, projection_radius: r + spread });
         if out.len() < stages && next > 0.5 * r {
             return None;
         }
@@ -106,13 +112,18 @@ fn plan(n: f64, d: f64, epsilon: f64, radius: f64, eta0: f64, beta: f64, stages:
 /// yields a release more accurate than the prior radius (too few samples).
 /// `excess` widens `Gamma` (and `delta_n`): a bound on `|Cov - I|_op` of the clean records
 /// beyond sampling (0 for identity covariance).
+///
+/// The failure probability `beta` is split: `beta / 4` for the per-record projection (the
+/// clean records lie in the projection balls), `3 beta / 4` for the stages' accuracy bounds.
 #[allow(clippy::too_many_arguments)]
 pub fn schedule(n: usize, d: usize, epsilon: f64, radius: f64, eta0: f64, beta: f64, excess: f64, c: &Constants) -> Option<Schedule> {
     let (nf, df) = (n as f64, d as f64);
+    let spread = (1.0 + excess).sqrt() * clean_radius(n, d, 0.25 * beta);
+    let beta = 0.75 * beta;
     let delta_n = excess + c.slack * ((df / nf).sqrt() + (2.0 * (2.0 / beta).ln() / nf).sqrt())
         + if eta0 > 0.0 { c.corruption_slack * 2.0 * eta0 * (std::f64::consts::E / eta0).ln() } else { 0.0 };
     let plans: Vec<Schedule> = (1..=c.max_stages.max(1))
-        .filter_map(|j| plan(nf, df, epsilon, radius, eta0, beta, j, c, delta_n))
+        .filter_map(|j| plan(nf, df, epsilon, radius, eta0, beta, j, c, delta_n, spread))
         .filter(|s| s.accuracy() < radius)
         .collect();
     let best = plans.iter().map(Schedule::accuracy).fold(f64::INFINITY, f64::min);

@@ -155,7 +155,7 @@ fn fit(args: &RuntimeArgs, d: usize, rep: usize, seed: u64) -> Row {
     let result = learner(args).seed(seed).fit(&data);
     let seconds = start.elapsed().as_secs_f64();
     let (error, status) = match result {
-        Ok(fit) => (Some(l2_error(&fit.estimate, &case.mean())), "ok".into()),
+        Ok(fit) => (Some(l2_error(&fit.release.estimate, &case.mean())), "ok".into()),
         Err(e) => (None, e.to_string()),
     };
     Row { kind: FIT.into(), dim: d, n: args.n, rep, seed, seconds, error, status }

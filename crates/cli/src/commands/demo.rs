@@ -8,7 +8,7 @@
 //! - `sosdp demo --learner mean`: the private, robust mean (MATH.md 5.1) on the embedded CSV
 //!   (2000 draws of N(mu, I_5), 5% replaced by a tight cluster at distance 5 along the first
 //!   axis), next to the baselines of MATH.md 6 on the same data.
-use crate::input::parse_matrix;
+use crate::input::{parse_matrix, Header};
 use crate::CliError;
 use nalgebra::DMatrix;
 use rand::rngs::StdRng;
@@ -65,28 +65,29 @@ fn run_gaussian() -> Result<(), CliError> {
         .fit_with_progress(&s.data, &mut |step, p| bar.set_message(format!("step {} {} {}/{}", step + 1, p.phase, p.done, p.total)))
         .map_err(|e| CliError::Invalid(e.to_string()))?;
     bar.finish_and_clear();
-    let sigma_hat = DMatrix::from_fn(d, d, |i, k| fit.covariance[i][k]);
-    let cov = &fit.report.covariance.report;
+    let (release, est) = (&fit.release, &fit.release.estimate);
+    let sigma_hat = DMatrix::from_fn(d, d, |i, k| est.covariance[i][k]);
+    let plan = &release.plan;
     println!();
-    println!("  mean        : {:?}", fit.mean.iter().map(|&x| rounded(x)).collect::<Vec<_>>());
-    println!("  errors      : |Sigma^-1/2 (mu_hat - mu)| = {:.4}", mahalanobis_error(&fit.mean, &s.mean, &s.covariance));
+    println!("  mean        : {:?}", est.mean.iter().map(|&x| rounded(x)).collect::<Vec<_>>());
+    println!("  errors      : |Sigma^-1/2 (mu_hat - mu)| = {:.4}", mahalanobis_error(&est.mean, &s.mean, &s.covariance));
     println!("                |Sigma^-1/2 Sigma_hat Sigma^-1/2 - I|_F = {:.4}", frobenius_error(&sigma_hat, &s.covariance));
-    let (tv, tv_se) = tv_monte_carlo(&s.mean, &s.covariance, &fit.mean, &sigma_hat, TV_SAMPLES, SEED);
+    let (tv, tv_se) = tv_monte_carlo(&s.mean, &s.covariance, &est.mean, &sigma_hat, TV_SAMPLES, SEED);
     println!("                TV(N(mu, Sigma), N(mu_hat, Sigma_hat)) = {tv:.4} +- {tv_se:.4} (Monte Carlo, {TV_SAMPLES} draws)");
-    println!("                                                      <= {:.4} (Pinsker)", tv_bound(&s.mean, &s.covariance, &fit.mean, &sigma_hat));
+    println!("                                                      <= {:.4} (Pinsker)", tv_bound(&s.mean, &s.covariance, &est.mean, &sigma_hat));
     println!(
         "  eps         : {} spent = {:.3} preconditioner + {:.3} refinement + {:.3} mean; delta = 0",
-        fit.report.epsilon,
-        cov.plan.preconditioner.epsilon,
-        cov.plan.refinement.iter().map(|r| r.epsilon).sum::<f64>(),
-        fit.report.mean.report.stages.iter().map(|s| s.plan.epsilon).sum::<f64>()
+        release.epsilon,
+        plan.covariance.preconditioner.epsilon,
+        plan.covariance.refinement.iter().map(|r| r.epsilon).sum::<f64>(),
+        plan.mean.stages.iter().map(|s| s.epsilon).sum::<f64>()
     );
-    println!("  time        : {:.1} s", fit.report.elapsed_s);
+    println!("  time        : {:.1} s (not private)", fit.diagnostics.elapsed_s);
     Ok(())
 }
 
 fn run_mean() -> Result<(), CliError> {
-    let data = parse_matrix(DEMO_CSV).map_err(|m| CliError::Invalid(format!("embedded demo data: {m}")))?;
+    let data = parse_matrix(DEMO_CSV, Header::Skip).map_err(|m| CliError::Invalid(format!("embedded demo data: {m}")))?;
     let (n, d) = data.shape();
     println!("sosdp demo: a private, robust mean of an embedded corrupted Gaussian sample");
     println!("  data    : n = {n} records in R^{d} from N(mu, I), mu = {DEMO_MEAN:?};");
@@ -102,10 +103,11 @@ fn run_mean() -> Result<(), CliError> {
         .map_err(|e| CliError::Invalid(e.to_string()))?;
     bar.finish_and_clear();
     println!();
-    println!("  estimate: {:?}", fit.estimate.iter().map(|&x| rounded(x)).collect::<Vec<_>>());
-    println!("  error   : |mu_hat - mu| = {:.4}", l2_error(&fit.estimate, &DEMO_MEAN));
-    println!("  eps     : {} spent (stages: {:?}), delta = {}", fit.report.epsilon, fit.report.stages.iter().map(|s| rounded(s.plan.epsilon)).collect::<Vec<_>>(), fit.report.delta);
-    println!("  time    : {:.1} s", fit.report.elapsed_s);
+    let release = &fit.release;
+    println!("  estimate: {:?}", release.estimate.iter().map(|&x| rounded(x)).collect::<Vec<_>>());
+    println!("  error   : |mu_hat - mu| = {:.4}", l2_error(&release.estimate, &DEMO_MEAN));
+    println!("  eps     : {} spent (stages: {:?}), delta = {}", release.epsilon, release.plan.stages.iter().map(|s| rounded(s.epsilon)).collect::<Vec<_>>(), release.delta);
+    println!("  time    : {:.1} s (not private)", fit.diagnostics.elapsed_s);
     println!();
     println!("  baselines on the same data:");
     println!("  {:<36} {:>14}   privacy", "estimator", "|est - mu|");

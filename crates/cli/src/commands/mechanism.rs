@@ -2,7 +2,8 @@
 //! experts. Domain `Theta = B(c, R) ∩ {||theta - c||^2 <= G}` (the ball inside the CM domain),
 //! score CM(X, c, G I) on the fast backend, anchor = the CM minimiser over `Theta`. Prints
 //! `K` independent releases as JSON lines `{"theta": [...]}` (with `--record`, also what ran).
-//! Each release is `eps`-DP on its own; `K` releases together are `K eps`-DP.
+//! Each release is `eps`-DP on its own; `K` releases together are `K eps`-DP — unless
+//! `--seed` fixes the randomness, which voids the guarantee (a warning on stderr says so).
 use crate::problem::CmArgs;
 use crate::CliError;
 use clap::{Args, Subcommand, ValueEnum};
@@ -43,7 +44,8 @@ pub struct MeanArgs {
     #[arg(long, value_name = "K", default_value_t = 1, allow_negative_numbers = true)]
     draws: i64,
     /// Seed of the sampler's randomness (reproducible runs; omit for fresh OS randomness, as a
-    /// published release should).
+    /// published release should: seeded releases are not private, and a warning on stderr says
+    /// so).
     #[arg(long, value_name = "S")]
     seed: Option<u64>,
     /// Sampling path.
@@ -101,6 +103,7 @@ fn mean(args: &MeanArgs) -> Result<(), CliError> {
     let oracle = FastCm::new(problem);
     let anchor = oracle.minimise(Some(&BallDomain { centre, radius: args.radius }))?;
     let start = Start { theta: anchor.theta.clone(), score_upper: anchor.eval.upper };
+    super::warn_if_seeded(args.seed);
     let base = match args.seed {
         Some(s) => s,
         None => sosdp_learn::stage::seeded_rng(None).map_err(|e| CliError::Invalid(e.to_string()))?.random::<u64>(),

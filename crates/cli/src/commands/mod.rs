@@ -5,7 +5,7 @@ pub mod mean;
 pub mod mechanism;
 pub mod score;
 
-use crate::input::read_matrix;
+use crate::input::{read_matrix, Header};
 use crate::CliError;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -13,37 +13,52 @@ use nalgebra::DMatrix;
 use sosdp_learn::LearnError;
 use sosdp_sampler::Progress;
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// Arguments every learner command takes.
 #[derive(Debug, Args)]
 pub struct LearnerArgs {
-    /// Data: one record per row (n x d), optional header row.
+    /// Data: a CSV file, one record of d comma-separated numbers per line (n x d). Every line
+    /// is a record (n is public: no line is skipped, an empty line is an error) unless
+    /// --header is given.
     #[arg(long, value_name = "X.csv")]
     pub input: PathBuf,
+    /// The first line of the --input file is a header (column names) and is skipped.
+    #[arg(long)]
+    pub header: bool,
     /// Privacy parameter eps > 0 (pure DP, delta = 0).
     #[arg(long, value_name = "E", allow_negative_numbers = true)]
     pub epsilon: f64,
-    /// Fraction of corrupted records to tolerate, in [0, 0.5) (below 0.25 for the covariance).
+    /// Fraction eta0 of the records an adversary may have replaced, in [0, 0.5) (below 0.25
+    /// for covariance and gaussian: pairing records doubles it). The release's accuracy bound
+    /// accounts for it; a plan where eta0 plus the mechanism's own score bound k*/n reaches 1/2
+    /// is rejected before the data are read. The covariance's preconditioner has a worst-case
+    /// bound only while about 2 eta0 + k*/m < 1/lambda ~ 1/(2d) (MATH 2.2): beyond it the
+    /// release says its covariance bound is unavailable (null) and why.
     #[arg(long, value_name = "ETA", default_value_t = 0.0, allow_negative_numbers = true)]
     pub corruption: f64,
     /// Failure probability of the accuracy guarantee, in (0, 1).
     #[arg(long, value_name = "B", default_value_t = 0.05, allow_negative_numbers = true)]
     pub beta: f64,
-    /// Seed (reproducible runs; omit for fresh OS randomness, as a published release should).
+    /// Seed (reproducible runs; omit for fresh OS randomness, as a published release should:
+    /// a seeded release is not private, and a warning on stderr says so).
     #[arg(long, value_name = "S")]
     pub seed: Option<u64>,
-    /// Write the JSON object to FILE instead of stdout.
+    /// Write the JSON object to FILE instead of stdout (checked writable before the data are
+    /// read).
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
-    /// Include the sampler records (data-dependent diagnostics, not private).
-    #[arg(long)]
-    pub diagnostics: bool,
+    /// Also write the fit's diagnostics (sampler records, oracle counts, timings) to FILE, as
+    /// JSON under the key "non_private_diagnostics". They are computed from the data and are
+    /// NOT covered by the privacy guarantee; the release itself never contains them.
+    #[arg(long, value_name = "FILE")]
+    pub diagnostics: Option<PathBuf>,
 }
 
-/// Validate the settings (no data read), read the data, then fit with a progress spinner
-/// labelled `step` (stage or step number).
+/// Validate the settings and check that `--out` can be written (no data read), read the data
+/// (`--header` says whether the first line is a header), warn on stderr if `--seed` is given,
+/// then fit with a progress spinner labelled `step` (stage or step number).
 pub fn validate_read_fit<T>(
     args: &LearnerArgs,
     step: &str,
@@ -51,12 +66,42 @@ pub fn validate_read_fit<T>(
     fit: impl FnOnce(&DMatrix<f64>, &mut dyn FnMut(usize, Progress)) -> Result<T, LearnError>,
 ) -> Result<T, CliError> {
     validate().map_err(|e| CliError::Invalid(e.to_string()))?;
-    let data = read_matrix(&args.input)?;
+    for (option, path) in [("--out", &args.out), ("--diagnostics", &args.diagnostics)] {
+        if let Some(path) = path {
+            check_writable(option, path)?;
+        }
+    }
+    let data = read_matrix(&args.input, Header::data(args.header))?;
+    warn_if_seeded(args.seed);
     let bar = progress_bar();
     let out = fit(&data, &mut |k, p| bar.set_message(format!("{step} {} {} {}/{}", k + 1, p.phase, p.done, p.total)))
         .map_err(|e| CliError::Invalid(e.to_string()))?;
     bar.finish_and_clear();
     Ok(out)
+}
+
+/// Check that the output file of `option` (`--out FILE`) can be written, before the data are
+/// read (so that an unwritable path fails at once, not after a fit of minutes): an existing
+/// file is opened for appending and left as it is; a missing one is created and removed again.
+fn check_writable(option: &'static str, path: &Path) -> Result<(), CliError> {
+    let fail = |source| CliError::Output { option, path: path.to_path_buf(), source };
+    let existed = path.symlink_metadata().is_ok();
+    std::fs::OpenOptions::new().append(true).create(true).open(path).map_err(fail)?;
+    if !existed {
+        std::fs::remove_file(path).map_err(fail)?;
+    }
+    Ok(())
+}
+
+/// Say on stderr, in one line, that a fixed seed makes the release reproducible and voids its
+/// privacy guarantee (MATH.md 7). Called once the release is about to be computed (settings
+/// and data accepted), so an invalid input still ends with one line on stderr.
+pub fn warn_if_seeded(seed: Option<u64>) {
+    if let Some(seed) = seed {
+        eprintln!(
+            "warning: --seed {seed} fixes the randomness: the release is reproducible and NOT differentially private (MATH.md 7); omit --seed for a release you publish"
+        );
+    }
 }
 
 /// A spinner with a message on stderr when stderr is a terminal (hidden otherwise).
@@ -67,11 +112,24 @@ pub fn progress_bar() -> ProgressBar {
     bar
 }
 
-/// Print a JSON object on stdout, or write it to `out`.
-pub fn emit(out: &Option<PathBuf>, value: &serde_json::Value) -> Result<(), CliError> {
+/// Print a JSON object on stdout, or write it to `out`, the file of `option`.
+pub fn emit(option: &'static str, out: &Option<PathBuf>, value: &serde_json::Value) -> Result<(), CliError> {
     match out {
-        Some(path) => std::fs::write(path, format!("{value}\n"))?,
+        Some(path) => std::fs::write(path, format!("{value}\n")).map_err(|source| CliError::Output { option, path: path.clone(), source })?,
         None => println!("{value}"),
+    }
+    Ok(())
+}
+
+/// Emit a fit: the public release as JSON on stdout or to `--out`, and, only with
+/// `--diagnostics FILE`, the non-private diagnostics to that separate file under the key
+/// `non_private_diagnostics`.
+pub fn emit_fit<E: serde::Serialize, P: serde::Serialize>(args: &LearnerArgs, fit: &sosdp_learn::Fit<E, P>) -> Result<(), CliError> {
+    let release = serde_json::to_value(&fit.release).map_err(|e| CliError::Invalid(format!("cannot serialise the release: {e}")))?;
+    emit("--out", &args.out, &release)?;
+    if let Some(path) = &args.diagnostics {
+        let diagnostics = serde_json::json!({ "non_private_diagnostics": fit.diagnostics.non_private() });
+        emit("--diagnostics", &Some(path.clone()), &diagnostics)?;
     }
     Ok(())
 }

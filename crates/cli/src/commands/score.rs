@@ -1,6 +1,6 @@
 //! `sosdp score mean|spectral`: evaluate one score with its certified bracket, for auditing a
 //! release and cross-checking implementations. Prints one JSON object on stdout.
-use crate::input::{read_matrix, read_vector};
+use crate::input::{read_matrix, read_vector, Header};
 use crate::problem::{check_len, CmArgs};
 use crate::CliError;
 use clap::{Args, Subcommand};
@@ -20,17 +20,22 @@ pub enum ScoreCommand {
 pub struct MeanArgs {
     #[command(flatten)]
     problem: CmArgs,
-    /// The candidate theta: one row of d numbers.
+    /// The candidate theta: one line of d comma-separated numbers (no header).
     #[arg(long, value_name = "t.csv")]
     theta: PathBuf,
 }
 
 #[derive(Debug, Args)]
 pub struct SpectralArgs {
-    /// Centred data: one record per row (n x d).
+    /// Centred data: a CSV file, one record of d comma-separated numbers per line (n x d);
+    /// every line is a record unless --header is given.
     #[arg(long, value_name = "X.csv")]
     data: PathBuf,
-    /// The candidate covariance S: d rows of d numbers, symmetric positive definite.
+    /// The first line of the --data file is a header (column names) and is skipped.
+    #[arg(long)]
+    header: bool,
+    /// The candidate covariance S: d lines of d comma-separated numbers (no header), symmetric
+    /// positive definite.
     #[arg(long, value_name = "S.csv")]
     matrix: PathBuf,
     /// Leverage cap lambda > 0.
@@ -72,8 +77,8 @@ fn spectral(args: &SpectralArgs) -> Result<(ScoreEval, &'static str), CliError> 
     if !(args.lambda.is_finite() && args.lambda > 0.0) {
         return Err(CliError::Invalid(format!("--lambda must be positive and finite, got {}", args.lambda)));
     }
-    let data = read_matrix(&args.data)?;
-    let s = read_matrix(&args.matrix)?;
+    let data = read_matrix(&args.data, Header::data(args.header))?;
+    let s = read_matrix(&args.matrix, Header::Never)?;
     let d = data.ncols();
     if s.shape() != (d, d) {
         return Err(CliError::Invalid(format!(

@@ -1,0 +1,121 @@
+//! What a fit returns (MATH.md 4.7, 7): a public [`Release`] and separate, non-private
+//! [`Diagnostics`].
+//!
+//! A release holds the estimate, eps, `delta = 0`, the public plan (everything computed from
+//! the public inputs before the data are read), the intermediate stage releases (each an
+//! eps-share release, covered by the guarantee by composition), the accuracy bounds with the
+//! assumptions they rest on, and the line stating the guarantee and its approximation. Nothing
+//! else computed from the data is in it: no timings, no oracle counts, no anchor scores, no
+//! sampler traces.
+//!
+//! Those are [`Diagnostics`]. They depend on the data and are **not** covered by the privacy
+//! guarantee, so their type does not implement `Serialize`: the only way to serialise them is
+//! [`Diagnostics::non_private`], whose output is marked non-private. A [`Fit`] (release plus
+//! diagnostics) does not serialise either; publish `fit.release`.
+use serde::Serialize;
+use sosdp_sampler::ReleaseRecord;
+
+/// The guarantee line of every release for a total `epsilon` (MATH.md 4.7).
+pub fn guarantee(epsilon: f64) -> String {
+    format!(
+        "pure {epsilon}-differential privacy (delta = 0) of the exact exponential mechanism, with respect to replacing one record; \
+         the release is drawn by an approximate sampler (certified score brackets, finite Markov chains), see docs/limitations.md"
+    )
+}
+
+/// An accuracy bound with what it rests on. `bound` is `None` when the plan cannot guarantee
+/// one, with the reason in `unavailable`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct AccuracyBound {
+    /// The error the bound is about, e.g. `|mu_hat - mu|_2`.
+    pub metric: String,
+    /// The bound, or `None` (printed as `null`) when the plan cannot guarantee one.
+    pub bound: Option<f64>,
+    /// The probability with which the bound holds under the assumptions (`1 - beta`).
+    pub probability: f64,
+    /// The assumptions (the prior, the model, the corruption) the bound rests on.
+    pub assumptions: Vec<String>,
+    /// How the bound was derived (e.g. calibrated constants rather than a proof).
+    pub basis: String,
+    /// Why there is no bound, when `bound` is `None`.
+    pub unavailable: Option<String>,
+}
+
+/// One intermediate release: an eps-share of the fit, covered by the guarantee.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct StageRelease {
+    /// The step, e.g. `"mean stage 2"` or `"refinement 1 (svec, whitened)"`.
+    pub step: String,
+    pub release: Vec<f64>,
+}
+
+/// The public release of a fit: estimate `E` and public plan `P`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Release<E, P> {
+    pub estimate: E,
+    pub epsilon: f64,
+    /// Always 0: pure differential privacy.
+    pub delta: f64,
+    /// The public plan, computed from the public inputs before the data were read.
+    pub plan: P,
+    pub stage_releases: Vec<StageRelease>,
+    pub accuracy: Vec<AccuracyBound>,
+    pub guarantee: String,
+}
+
+/// Data-dependent diagnostics of one step: its sampler's record (levels visited, oracle
+/// calls, anchor score, timings). Not private.
+#[derive(Clone, Debug)]
+pub struct StepDiagnostics {
+    pub step: String,
+    pub record: ReleaseRecord,
+}
+
+/// Data-dependent diagnostics of a fit: **not covered by the privacy guarantee**. No
+/// `Serialize`: see [`Diagnostics::non_private`].
+#[derive(Clone, Debug, Default)]
+pub struct Diagnostics {
+    pub steps: Vec<StepDiagnostics>,
+    /// Wall-clock seconds of the fit (a timing side channel: not private).
+    pub elapsed_s: f64,
+}
+
+impl Diagnostics {
+    /// A serialisable view, marked non-private: `{"warning": ..., "elapsed_s": t, "steps":
+    /// [{"step": ..., "record": ...}]}`.
+    pub fn non_private(&self) -> NonPrivate<'_> {
+        NonPrivate {
+            warning: "NON-PRIVATE: computed from the data and not covered by the privacy guarantee; do not publish",
+            elapsed_s: self.elapsed_s,
+            steps: self.steps.iter().map(|s| NonPrivateStep { step: &s.step, record: &s.record }).collect(),
+        }
+    }
+
+    /// Append another fit's steps (composition of learners).
+    pub fn extend(&mut self, other: Diagnostics) {
+        self.steps.extend(other.steps);
+    }
+}
+
+/// The serialisable, marked view of [`Diagnostics`].
+#[derive(Debug, Serialize)]
+pub struct NonPrivate<'a> {
+    pub warning: &'static str,
+    pub elapsed_s: f64,
+    pub steps: Vec<NonPrivateStep<'a>>,
+}
+
+/// One step of [`NonPrivate`].
+#[derive(Debug, Serialize)]
+pub struct NonPrivateStep<'a> {
+    pub step: &'a str,
+    pub record: &'a ReleaseRecord,
+}
+
+/// A fit: the public release and the non-private diagnostics. Not `Serialize`: publish
+/// `release`.
+#[derive(Clone, Debug)]
+pub struct Fit<E, P> {
+    pub release: Release<E, P>,
+    pub diagnostics: Diagnostics,
+}
