@@ -563,6 +563,9 @@ fn an_unwritable_out_file_fails_before_the_data_are_read() {
     // A folder is not a file.
     let folder = dir.0.to_str().unwrap();
     assert_rejected(&sosdp(&["covariance", "--input", &data, "--epsilon", "1", "--out", folder]), &format!("cannot write --out {folder}: "));
+    // The same for the diagnostics file.
+    let diagnostics = sosdp(&["mean", "--input", "/nonexistent/x.csv", "--epsilon", "1", "--radius", "5", "--diagnostics", nowhere]);
+    assert_rejected(&diagnostics, &format!("cannot write --diagnostics {nowhere}: "));
     // A writable --out is checked without a trace: when the data are then rejected, an existing
     // file keeps its contents and a missing one is not left behind.
     let existing = dir.file("old.json", "old\n");

@@ -27,8 +27,8 @@ use std::path::Path;
 pub enum Header {
     /// The first line is a header and is skipped (a data file read with `--header`).
     Skip,
-    /// The first line is a record (a data file read without `--header`); if it is not numbers,
-    /// the error suggests `--header`.
+    /// The first line is a record (a data file read without `--header`); if none of its fields
+    /// is a number, the error suggests `--header`.
     Absent,
     /// The first line is a record and the input cannot have a header (parameter files).
     Never,
@@ -68,6 +68,7 @@ pub fn parse_matrix(text: &str, header: Header) -> Result<DMatrix<f64>, String> 
     // (width, line) of the first record.
     let mut first: Option<(usize, usize)> = None;
     let mut rows = 0;
+    // An empty text has no lines (splitting it would give one empty line).
     let lines = if text.is_empty() { None } else { Some(body.split('\n')) };
     for (index, line) in lines.into_iter().flatten().enumerate() {
         let row = index + 1;
@@ -92,13 +93,13 @@ pub fn parse_matrix(text: &str, header: Header) -> Result<DMatrix<f64>, String> 
         }
         let header_like = index == 0 && header == Header::Absent && fields.iter().all(|f| f.parse::<f64>().is_err());
         for (col, field) in fields.iter().enumerate() {
-            let location = format!("row {row}, column {}", col + 1);
+            let location = || format!("row {row}, column {}", col + 1);
             let value = field.parse::<f64>().map_err(|_| {
                 let hint = if header_like { " (if the first line is a header, pass --header)" } else { "" };
-                format!("{location}: '{field}' is not a number{hint}")
+                format!("{}: '{field}' is not a number{hint}", location())
             })?;
             if !value.is_finite() {
-                return Err(format!("{location}: value '{field}' is not finite"));
+                return Err(format!("{}: value '{field}' is not finite", location()));
             }
             values.push(value);
         }
