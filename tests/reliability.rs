@@ -93,3 +93,20 @@ fn one_far_record_barely_moves_the_mean() {
     println!("median error: clean {clean_error:.4}, one far record {far_error:.4}");
     assert!(far_error <= clean_error + 0.05, "clean {clean_error}, far {far_error}");
 }
+
+/// Extreme public parameters are rejected by the settings check, before any data are read,
+/// with an error naming the parameter; the largest accepted ones release on hostile data.
+#[test]
+fn extreme_public_parameters_are_rejected_before_the_data() {
+    let radius = PrivateMean::new(1.0).radius(1e6).validate().unwrap_err().to_string();
+    assert!(radius.contains("prior radius R = 1000000"), "{radius}");
+    let kappa = PrivateCovariance::new(1.0).kappa(1e8).validate().unwrap_err().to_string();
+    assert!(kappa.contains("kappa K = 100000000"), "{kappa}");
+    let joint = PrivateGaussian::new(1.0).radius(1e6).validate().unwrap_err().to_string();
+    assert!(joint.contains("prior radius"), "{joint}");
+    // The largest accepted radius still gives a release on a hostile input.
+    let mut data = gaussian(600, 3, 1.0, 4);
+    data[(0, 0)] = -1e300;
+    let fit = PrivateMean::new(1.0).radius(3000.0).seed(1).fit(&data).expect("a release at R = 3000");
+    assert!(finite(&fit.release.estimate));
+}

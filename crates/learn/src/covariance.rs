@@ -222,6 +222,12 @@ impl PrivateCovariance {
         if !(self.kappa.is_finite() && self.kappa >= 1.0) {
             return Err(LearnError::InvalidSetting(format!("kappa (the prior Sigma ⪯ K I) must be finite and >= 1, got {}", self.kappa)));
         }
+        if self.kappa > self.constants.max_kappa {
+            return Err(LearnError::InvalidSetting(format!(
+                "kappa K = {} is above the largest prior the preconditioner handles ({}): rescale the data by a public factor so that I ⪯ Sigma ⪯ K I holds with a smaller K",
+                self.kappa, self.constants.max_kappa
+            )));
+        }
         if self.corruption >= 0.25 {
             return Err(LearnError::InvalidSetting(format!(
                 "pairing doubles the corruption: the covariance needs a corruption fraction below 0.25, got {}",

@@ -114,6 +114,13 @@ impl PrivateMean {
         if !(self.radius.is_finite() && self.radius > 0.0) {
             return Err(LearnError::Radius(self.radius));
         }
+        if self.radius > self.constants.max_radius {
+            return Err(LearnError::InvalidSetting(format!(
+                "the prior radius R = {} is above the largest the stages resolve ({}, in units of the records' standard deviation): \
+                 centre the data at a public guess of the mean and use a smaller R",
+                self.radius, self.constants.max_radius
+            )));
+        }
         if !(self.covariance_error.is_finite() && self.covariance_error >= 0.0) {
             return Err(LearnError::InvalidSetting(format!("the covariance error bound must be finite and >= 0, got {}", self.covariance_error)));
         }
