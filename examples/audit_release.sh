@@ -42,23 +42,33 @@ cargo run --release --quiet --example private_mean_csv -- --write-sample "$work/
 echo "== release: sosdp mean --input X.csv --epsilon 1 --radius 10 --corruption 0.05 --seed 1"
 # The same as `cargo run --release -- mean ...`. --seed makes the run reproducible; a release
 # to publish should omit it (fresh randomness).
-"$sosdp" mean --input "$work/X.csv" --epsilon 1 --radius 10 --corruption 0.05 --seed 1 --out "$work/release.json"
+"$sosdp" mean --input "$work/X.csv" --header --epsilon 1 --radius 10 --corruption 0.05 --seed 1 --out "$work/release.json"
 
-# The JSON: {"estimate": [...], "epsilon": E, "delta": 0, "elapsed_s": t,
-#            "stages": [{"epsilon", "radius", "gamma", "score_bound", "accuracy_bound",
-#                        "centre": [...], "release": [...]}, ...]}.
-# The estimate is the last stage's release; that stage's centre and gamma define its score.
+# The JSON (the release only): {"estimate": [...], "epsilon": E, "delta": 0, "guarantee": "...",
+#   "accuracy": [{"metric", "bound", "probability", "assumptions", ...}],
+#   "plan": {"delta_n", "stages": [{"epsilon", "radius", "gamma", "score_bound", "accuracy",
+#            "deviation", "projection_radius"}, ...]},
+#   "stage_releases": [{"step", "release": [...]}, ...]}.
+# The estimate is the last stage's release; its centre is the previous stage's release (0 for
+# the first) and, with its gamma, defines its score. The stage scores the records projected onto
+# B(centre, projection_radius); the audit below scores the records as given, which is the same
+# score when every record lies in that ball (checked below).
 python3 - "$work" <<'EOF'
 import json, sys, os
 work = sys.argv[1]
 r = json.load(open(os.path.join(work, "release.json")))
-last = r["stages"][-1]
-assert r["estimate"] == last["release"], "the estimate is the last stage's release"
+last = r["plan"]["stages"][-1]
+releases = [s["release"] for s in r["stage_releases"]]
+assert r["estimate"] == releases[-1], "the estimate is the last stage's release"
+centre = releases[-2] if len(releases) > 1 else [0.0] * len(r["estimate"])
+records = [[float(x) for x in line.split(",")] for line in list(open(os.path.join(work, "X.csv")))[1:] if line.strip()]
+outside = sum(1 for y in records if sum((a - b) ** 2 for a, b in zip(y, centre)) ** 0.5 > last["projection_radius"])
+print("records outside the last stage's projection ball: %d (0: the audit scores exactly what the stage scored)" % outside)
 def row(path, v):
     with open(os.path.join(work, path), "w") as f:
         f.write(",".join(repr(float(x)) for x in v) + "\n")
 row("t.csv", r["estimate"])
-row("c.csv", last["centre"])
+row("c.csv", centre)
 row("truth.csv", [1.0, -2.0, 0.5])
 # A point as far from the estimate as the last stage's ball allows, along the first axis.
 row("far.csv", [x + (last["radius"] if k == 0 else 0.0) for k, x in enumerate(r["estimate"])])
@@ -67,10 +77,11 @@ with open(os.path.join(work, "gamma"), "w") as f:
 n = sum(1 for line in open(os.path.join(work, "X.csv")) if line.strip()) - 1  # minus the header
 with open(os.path.join(work, "ceiling"), "w") as f:
     f.write("%.1f" % (0.05 * n + last["score_bound"]))
-print("estimate        :", [round(x, 4) for x in r["estimate"]], " eps =", r["epsilon"], " delta =", r["delta"], " time = %.1f s" % r["elapsed_s"])
-for j, s in enumerate(r["stages"]):
-    print("stage %d (public): eps %.4f radius %.4f Gamma = %.4f I  score bound k* = %.1f  accuracy bound %.4f  centre %s"
-          % (j + 1, s["epsilon"], s["radius"], s["gamma"], s["score_bound"], s["accuracy_bound"], [round(x, 4) for x in s["centre"]]))
+print("estimate        :", [round(x, 4) for x in r["estimate"]], " eps =", r["epsilon"], " delta =", r["delta"])
+print("guarantee       :", r["guarantee"])
+for j, s in enumerate(r["plan"]["stages"]):
+    print("stage %d (public): eps %.4f radius %.4f Gamma = %.4f I  score bound k* = %.1f  accuracy bound %.4f  projection radius %.2f"
+          % (j + 1, s["epsilon"], s["radius"], s["gamma"], s["score_bound"], s["accuracy"], s["projection_radius"]))
 EOF
 G="$(cat "$work/gamma")"
 
@@ -82,7 +93,7 @@ for name in t truth far; do
         far) what="the release moved by the last stage's radius along axis 1" ;;
     esac
     printf '%-60s ' "$what:"
-    "$sosdp" score mean --data "$work/X.csv" --center "$work/c.csv" --gamma "$G" --theta "$work/$name.csv"
+    "$sosdp" score mean --data "$work/X.csv" --header --center "$work/c.csv" --gamma "$G" --theta "$work/$name.csv"
 done
 echo "score: records to change before the certified estimator could output theta; [lower, upper] is certified."
 echo "The plan assumed the release scores at most eta0 n + k* = 0.05 n + k* = $(cat "$work/ceiling") (last stage)."
