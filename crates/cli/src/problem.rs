@@ -25,16 +25,28 @@ pub struct CmArgs {
 }
 
 impl CmArgs {
-    /// Validate the settings, then read the files and build the problem.
-    pub fn load(&self) -> Result<CertifiedMean, CliError> {
+    /// Validate `--gamma`, then read the data and the centre (checked to have one entry per
+    /// column).
+    pub fn read(&self) -> Result<(DMatrix<f64>, Vec<f64>), CliError> {
         if !(self.gamma.is_finite() && self.gamma > 0.0) {
             return Err(CliError::Invalid(format!("--gamma must be positive and finite, got {}", self.gamma)));
         }
         let data = read_matrix(&self.data, Header::data(self.header))?;
         let centre = read_vector(&self.center)?;
+        check_len("--center", centre.len(), data.ncols())?;
+        Ok((data, centre))
+    }
+
+    /// The problem on `data` with the centre and `Gamma = G I`.
+    pub fn problem(&self, data: &DMatrix<f64>, centre: &[f64]) -> Result<CertifiedMean, CliError> {
         let d = data.ncols();
-        check_len("--center", centre.len(), d)?;
-        Ok(CertifiedMean::new(&data, &centre, &(DMatrix::identity(d, d) * self.gamma))?)
+        Ok(CertifiedMean::new(data, centre, &(DMatrix::identity(d, d) * self.gamma))?)
+    }
+
+    /// Validate the settings, then read the files and build the problem.
+    pub fn load(&self) -> Result<CertifiedMean, CliError> {
+        let (data, centre) = self.read()?;
+        self.problem(&data, &centre)
     }
 }
 

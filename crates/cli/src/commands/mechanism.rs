@@ -1,7 +1,12 @@
 //! `sosdp mechanism mean`: the exponential mechanism of one CM stage (MATH.md 1, 4), for
 //! experts. Domain `Theta = B(c, R) ∩ {||theta - c||^2 <= G}` (the ball inside the CM domain),
-//! score CM(X, c, G I) on the fast backend, anchor = the CM minimiser over `Theta`. Prints
-//! `K` independent releases as JSON lines `{"theta": [...]}` (with `--record`, also what ran).
+//! score CM(X', c, G I) on the fast backend, anchor = the CM minimiser over `Theta`, where `X'`
+//! are the records projected onto the public ball `B(c, R + rho_n)`,
+//! `rho_n = sqrt(d) + sqrt(2 log(4 n / 0.05))` (the learners' projection at beta = 0.05, MATH.md
+//! 5.1), so that no record can make a solve fail. Prints `K` independent releases as JSON lines
+//! `{"theta": [...]}` (with `--record`, also what ran, under `non_private_record`).
+//! `R` and `G` are limited as the private mean's stages are (`R <= 3000`, `G <= 1 + 3000^2`,
+//! [`sosdp_learn::Constants`]), checked before the data are read.
 //! Each release is `eps`-DP on its own; `K` releases together are `K eps`-DP — unless
 //! `--seed` fixes the randomness, which voids the guarantee (a warning on stderr says so).
 use crate::problem::CmArgs;
@@ -57,7 +62,8 @@ pub struct MeanArgs {
     /// Uniform samples per rung of the layer-cake volume ladder (default 100).
     #[arg(long, value_name = "N")]
     rung_samples: Option<usize>,
-    /// Also print the record of each release (levels, chains, volumes, oracle calls, time).
+    /// Also print the record of each release (levels, chains, volumes, oracle calls, time)
+    /// under the key "non_private_record": it is computed from the data and not private.
     #[arg(long)]
     record: bool,
 }
@@ -90,9 +96,18 @@ fn mean(args: &MeanArgs) -> Result<(), CliError> {
     if args.draws < 1 {
         return Err(CliError::Invalid(format!("--draws must be at least 1, got {}", args.draws)));
     }
+    let max_radius = sosdp_learn::Constants::default().max_radius;
+    if args.radius > max_radius || args.problem.gamma > 1.0 + max_radius * max_radius {
+        return Err(CliError::Invalid(format!(
+            "--radius {} or --gamma {} is beyond the largest the solves resolve (R <= {max_radius}, G <= 1 + R^2)",
+            args.radius, args.problem.gamma
+        )));
+    }
     // Settings are validated before the data are read.
     settings(args, 1)?;
-    let problem = args.problem.load()?;
+    let (data, centre) = args.problem.read()?;
+    let spread = sosdp_learn::projection::clean_radius(data.nrows(), data.ncols(), 0.25 * 0.05);
+    let problem = args.problem.problem(&sosdp_learn::projection::project_rows(&data, &centre, args.radius + spread), &centre)?;
     let settings = settings(args, problem.dim())?;
     let centre: Vec<f64> = problem.centre().iter().copied().collect();
     let domain = Intersection::new(vec![
@@ -127,7 +142,7 @@ fn mean(args: &MeanArgs) -> Result<(), CliError> {
     bar.finish_and_clear();
     for r in releases {
         let r = r.map_err(|e| CliError::Invalid(format!("the mechanism failed: {e}")))?;
-        let line = if args.record { json!({"theta": r.theta, "record": r.record}) } else { json!({"theta": r.theta}) };
+        let line = if args.record { json!({"theta": r.theta, "non_private_record": r.record}) } else { json!({"theta": r.theta}) };
         println!("{line}");
     }
     Ok(())
