@@ -1,5 +1,8 @@
-//! Shared helpers of the sampler tests: Kolmogorov–Smirnov statistics and p-values.
+//! Shared helpers of the sampler tests: Kolmogorov–Smirnov statistics and p-values, and
+//! ([`exact_law`]) exact laws of 1-D releases with chi-square statistics.
 #![allow(dead_code)]
+pub mod exact_law;
+
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 
