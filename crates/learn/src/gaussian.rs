@@ -194,6 +194,14 @@ impl PrivateGaussian {
         // side and the lower side of the covariance enter the bound, MATH.md 2.1).
         let s = covariance.refinement.last().map_or(covariance.preconditioner.spectral_bound, |s| s.accuracy).min(0.99);
         let (whitened_radius, widening) = (self.radius / (1.0 - s).sqrt(), 2.0 * s / (1.0 - s));
+        let max_radius = crate::Constants::default().max_radius;
+        if whitened_radius > max_radius {
+            return Err(LearnError::InvalidSetting(format!(
+                "the prior radius R = {}, in the frame of the covariance's planned error (s = {s:.3}), is R / sqrt(1 - s) = {whitened_radius:.1}, \
+                 above the largest the mean's stages resolve ({max_radius}): centre the data at a public guess of the mean and use a smaller R",
+                self.radius
+            )));
+        }
         let mean = self.mean_learner(whitened_radius, widening).plan(n, d)?;
         let record_radius = self.radius + self.kappa.sqrt() * clean_radius(n, d, self.beta / 8.0);
         Ok(GaussianPlan { covariance, mean, whitened_radius, widening, record_radius })
