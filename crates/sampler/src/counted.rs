@@ -1,6 +1,6 @@
 //! An oracle wrapper that counts calls and their time, for the release record.
 use serde::Serialize;
-use sosdp_score::{Chord, ScoreError, ScoreEval, ScoreOracle};
+use sosdp_score::{Chord, Decision, Refinement, ScoreError, ScoreEval, ScoreOracle};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::Instant;
 
@@ -9,7 +9,20 @@ use std::time::Instant;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 pub struct OracleCalls {
     pub evaluations: usize,
+    /// Membership decisions ([`ScoreOracle::decide`]).
     pub memberships: usize,
+    /// Decisions whose first bracket contained the level, so that it was refined
+    /// ([`sosdp_score::membership::decide`]).
+    pub refined: usize,
+    /// Tighter brackets asked for by those refinements (solves beyond the first).
+    pub refinements: usize,
+    /// Decisions made by the tie rule (the bracket still contained the level at the floor or
+    /// could not be tightened): the only answers that may depend on the oracle's state.
+    pub ties: usize,
+    /// Level indices found by one evaluation whose bracket contained a grid level, settled by
+    /// membership decisions (counted above; [`crate::target::Target::index_by_evaluation`]).
+    /// Filled in by the mechanism from its target; 0 from [`Counted::calls`].
+    pub straddled_indices: usize,
     pub chords: usize,
     /// Oracle solves (or membership queries) spent inside chords.
     pub chord_queries: usize,
@@ -24,6 +37,9 @@ pub struct Counted<'a, O: ?Sized> {
     oracle: &'a O,
     evaluations: AtomicUsize,
     memberships: AtomicUsize,
+    refined: AtomicUsize,
+    refinements: AtomicUsize,
+    ties: AtomicUsize,
     chords: AtomicUsize,
     chord_queries: AtomicUsize,
     /// Nanoseconds per kind: evaluations, memberships, chords.
@@ -44,6 +60,9 @@ impl<'a, O: ScoreOracle + ?Sized> Counted<'a, O> {
             oracle,
             evaluations: AtomicUsize::new(0),
             memberships: AtomicUsize::new(0),
+            refined: AtomicUsize::new(0),
+            refinements: AtomicUsize::new(0),
+            ties: AtomicUsize::new(0),
             chords: AtomicUsize::new(0),
             chord_queries: AtomicUsize::new(0),
             nanos: Default::default(),
@@ -54,6 +73,10 @@ impl<'a, O: ScoreOracle + ?Sized> Counted<'a, O> {
         OracleCalls {
             evaluations: self.evaluations.load(Ordering::Relaxed),
             memberships: self.memberships.load(Ordering::Relaxed),
+            refined: self.refined.load(Ordering::Relaxed),
+            refinements: self.refinements.load(Ordering::Relaxed),
+            ties: self.ties.load(Ordering::Relaxed),
+            straddled_indices: 0,
             chords: self.chords.load(Ordering::Relaxed),
             chord_queries: self.chord_queries.load(Ordering::Relaxed),
             evaluation_s: self.nanos[0].load(Ordering::Relaxed) as f64 * 1e-9,
@@ -85,9 +108,30 @@ impl<O: ScoreOracle + ?Sized> ScoreOracle for Counted<'_, O> {
         timed(&self.nanos[0], || self.oracle.evaluate(theta))
     }
 
-    fn member_eval(&self, theta: &[f64], level: f64) -> Result<ScoreEval, ScoreError> {
+    /// The wrapped oracle's decision, counted (with its refinements and ties) and timed.
+    fn decide(&self, theta: &[f64], level: f64) -> Result<Decision, ScoreError> {
         self.memberships.fetch_add(1, Ordering::Relaxed);
-        timed(&self.nanos[1], || self.oracle.member_eval(theta, level))
+        let decision = timed(&self.nanos[1], || self.oracle.decide(theta, level))?;
+        if decision.refinements > 0 {
+            self.refined.fetch_add(1, Ordering::Relaxed);
+            self.refinements.fetch_add(decision.refinements, Ordering::Relaxed);
+        }
+        if decision.tie {
+            self.ties.fetch_add(1, Ordering::Relaxed);
+        }
+        Ok(decision)
+    }
+
+    fn refinement(&self) -> Refinement {
+        self.oracle.refinement()
+    }
+
+    fn member_eval(&self, theta: &[f64], level: f64) -> Result<ScoreEval, ScoreError> {
+        self.oracle.member_eval(theta, level)
+    }
+
+    fn member_eval_to(&self, theta: &[f64], level: f64, accuracy: f64) -> Result<ScoreEval, ScoreError> {
+        self.oracle.member_eval_to(theta, level, accuracy)
     }
 
     fn outer_ends(&self, x: &[f64], u: &[f64], level: f64) -> (Option<f64>, Option<f64>) {

@@ -1,5 +1,5 @@
 //! Level bodies `K = {theta in Theta : s(theta) <= level}` of a score (MATH.md 4.1, 4.3),
-//! seen through the oracle's weak membership and chords.
+//! seen through the oracle's exact membership decisions and chords.
 //!
 //! The hit-and-run move ([`ConvexBody::line_step`]) has two forms ([`LineMove`]):
 //!
@@ -8,8 +8,9 @@
 //!   stepped out by `w` until both ends are outside the body or at the domain's chord ends;
 //!   the bracket then contains the whole chord, because the chord is an interval containing 0.
 //!   Queries beyond the outer ends the oracle already certifies ([`ScoreOracle::outer_ends`],
-//!   the fast CM backend's kept cuts) are answered NO without asking: the oracle's answer
-//!   there is NO whatever its state, so the chain is the one every query asked would give.
+//!   the fast CM backend's kept cuts: the score there exceeds the level by more than the tie
+//!   band) are answered NO without asking: the oracle's decision there is NO whatever its
+//!   state, so the chain is the one every query asked would give.
 //!   Shrinkage draws `s` uniformly in the bracket, returns it if `x + s u` is a member, and
 //!   otherwise moves the bracket's end on `s`'s side to `s` (a point outside the chord, so the
 //!   bracket still contains it). Every draw is uniform on a superset of the chord, so the
@@ -25,8 +26,12 @@
 //!   much larger domain), then a uniform draw between the ends. [`ConvexBody::chord`] always
 //!   works this way (with `tol` = [`CHORD_TOL`] under shrinkage).
 //!
-//! With the oracle's slack `zeta` in the score, both see a body between `{s <= level - zeta}`
-//! and `{s <= level + zeta}` (up to the chord tolerance).
+//! Membership is decided exactly ([`sosdp_score::membership`]): every point with
+//! `s <= level` is inside, every point with `s > level + f` outside (`f` the tie band,
+//! `1e-10 n` points by default), and the answers are a function of the point alone outside
+//! the band, so a shrinkage step is a fixed kernel, the same whatever state the oracle is in.
+//! Chord steps see the body within their tolerance along the line, and their ends depend on
+//! the solver's state within it.
 use crate::body::{step_on_chord, ConvexBody, Domain};
 use crate::mechanism::LineMove;
 use crate::SamplerError;
@@ -106,9 +111,10 @@ impl<'a, O: ScoreOracle + Sync + ?Sized, D: Domain + ?Sized> LevelBody<'a, O, D>
         }
         // Shrinkage. Paired: two proposals uniform on the bracket; if the first is rejected
         // and the second lies in the shrunk bracket, it is uniform there and serves as the
-        // next proposal (otherwise it is discarded). Under weak membership `x` itself may be
-        // answered "outside" (its score is within the slack of the level); the bracket then
-        // closes on 0 and the chain stays put.
+        // next proposal (otherwise it is discarded). `x` itself was decided inside (its score
+        // is at most the level, or in the tie band above it), so the bracket shrinks onto
+        // members; the floor guards against rounding and against a point of the tie band
+        // answered NO on a later query (the chain then stays put).
         let floor = 1e-12 * (dhi - dlo);
         while hi - lo > floor {
             let first = lo + (hi - lo) * uniform();

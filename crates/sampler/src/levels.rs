@@ -6,8 +6,11 @@
 //! above the score), has sensitivity 1 exactly: a neighbour moves `s` by at most 1, hence
 //! `i(theta)` by at most 1. So the mechanism with density `exp(-eps' s~)` is `2 eps'`-DP like
 //! (M) itself, and it differs from (M) pointwise by at most `e^{eps'}`. The random offset
-//! makes "the score is within the oracle's slack of a level" an event of small probability,
-//! so weak membership is as good as exact membership (Lemma 4.7).
+//! makes "the score is within `w` of a level" an event of probability about `w`: a certified
+//! bracket of width `w` rarely contains a level, so the refinements of exact decisions are
+//! rare (MATH.md 4.5b), and the tie band above each level, where a decision may still depend
+//! on the oracle's state, is met with probability about its width
+//! ([`sosdp_score::membership`]; the argument of Lemma 4.7 for weak membership).
 use rand::{Rng, RngExt};
 
 /// The level grid.

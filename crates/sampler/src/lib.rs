@@ -2,7 +2,7 @@
 //!
 //! - [`body`]: convex bodies through chords; the parameter domains (ball, ellipsoid, box,
 //!   simplex, spectrahedron, intersections);
-//! - [`level_body`]: a score's level bodies through weak membership and chords;
+//! - [`level_body`]: a score's level bodies through exact membership decisions and chords;
 //! - [`hit_and_run`]: the walk (isotropic, rounded and coordinate directions);
 //! - [`volume`]: volumes by telescoping nested bodies;
 //! - [`levels`]: the level grid with a random offset (4.1);

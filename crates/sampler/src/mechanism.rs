@@ -51,10 +51,10 @@ pub enum LineMove {
     Shrinkage,
     /// The same with queries two at a time on two threads. On this project's 2-vCPU machine
     /// it is slower (docs/sampler.md: 36 s against 27 s for one n = 20000 release): the two
-    /// solves contend for one core's resources. The randomness used
-    /// does not depend on the number of threads; the oracle's warm starts do (which state a
-    /// query finds), so a seeded run repeats exactly only while no visited score falls within
-    /// the oracle's slack of a level.
+    /// solves contend for one core's resources. The randomness used does not depend on the
+    /// number of threads, and the decisions do not depend on which warm state a query finds
+    /// (they are exact, see [`crate::target`]), so a seeded run repeats exactly unless a
+    /// decision falls to the tie rule ([`crate::counted::OracleCalls::ties`]).
     PairedShrinkage,
     /// Locate both chord ends with the oracle's `chord`, each to `tol` times the running
     /// chord half-length, then draw uniformly between them.
@@ -229,7 +229,7 @@ pub fn release<O: ScoreOracle + Sync + ?Sized, D: Domain, R: Rng + ?Sized>(
         slice,
         layer_cake,
         rounding_pilot,
-        oracle_calls: counted.calls(),
+        oracle_calls: OracleCalls { straddled_indices: target.straddled_indices(), ..counted.calls() },
         hardening_grid,
         elapsed_s: clock.elapsed().as_secs_f64(),
         settings: settings.clone(),

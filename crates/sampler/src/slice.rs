@@ -2,8 +2,8 @@
 //! weight `(e^{-eps' l_i} - e^{-eps' l_{i+1}}) 1[theta in K_i]` (and `e^{-eps' l_I}` on the top
 //! level), whose `theta`-marginal is the target of [`crate::target`]. It alternates
 //! 1. given `theta`, `i = i(theta) + G` with `G` geometric, capped at the top
-//!    ([`crate::levels::draw_level_above`]); `i(theta)` is found by weak membership at the
-//!    levels below the previous body's ([`Target::index_below`]);
+//!    ([`crate::levels::draw_level_above`]); `i(theta)` is found by exact membership
+//!    decisions at the levels below the previous body's ([`Target::index_below`]);
 //! 2. given `i`, `steps_per_iteration` hit-and-run steps in `K_i` from `theta`.
 //!
 //! Both steps leave the pair law invariant, so the chain converges to it from any start in

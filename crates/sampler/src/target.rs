@@ -9,6 +9,20 @@
 //! `w_i ∝ V_i (e^{-eps' l_i} - e^{-eps' l_{i+1}})` below the top level `I` (where
 //! `K_I = Theta`) and `w_I ∝ V_I e^{-eps' l_I}`: the density at a point of level `j` is
 //! `sum_{i >= j} w_i / V_i = e^{-eps' l_j}` by telescoping.
+//!
+//! **Exact decisions** (MATH.md 4.5b). Every membership answer and level index the paths use
+//! is decided by certified brackets, refined while they contain the level
+//! ([`sosdp_score::membership::decide`]); the solver's value inside a bracket, which depends
+//! on the oracle's warm-start state, never decides. So the slice path's level draw and its
+//! shrinkage hit-and-run steps are fixed Markov kernels, functions of the current point and
+//! the random draws only, whatever state the oracle is in, except when a queried score lies
+//! in the tie band `(l, l + f]` just above a level `l`, where the tie rule answers YES if the
+//! bracket is still undecided: `f = 1e-10 n` points by default
+//! ([`sosdp_score::Refinement`]; `5e-6` points at n = 50000), an event of probability about
+//! `f` per query under the random level offset, counted in the release record
+//! ([`crate::counted::OracleCalls::ties`]). Exempt: chord steps ([`LineMove::Chord`]), whose
+//! ends come from solves to a tolerance along the line, and the layer-cake path's volume
+//! ladder, which classifies samples by their scores' values ([`Target::score`]).
 use crate::body::{ConvexBody, Domain};
 use crate::hit_and_run::{step, Directions};
 use crate::level_body::LevelBody;
@@ -16,7 +30,6 @@ use crate::levels::Levels;
 use crate::mechanism::LineMove;
 use crate::SamplerError;
 use rand::Rng;
-use sosdp_score::membership::member_from_bracket;
 use sosdp_score::ScoreOracle;
 use std::cell::Cell;
 use std::time::Instant;
@@ -37,6 +50,8 @@ pub struct Target<'a, O: ?Sized, D> {
     scale: Cell<f64>,
     /// Running costs of the two ways to find a level index.
     costs: Cell<IndexCosts>,
+    /// Level indices by evaluation whose bracket contained a grid level.
+    straddled: Cell<usize>,
 }
 
 /// Running means (factor 0.9) of the seconds one index takes by each way. The rule: descend
@@ -75,20 +90,27 @@ impl<'a, O: ScoreOracle + Sync + ?Sized, D: Domain> Target<'a, O, D> {
         let top = levels.index(oracle.max_score());
         let scale = Cell::new(0.1 * domain.radius());
         let costs = Cell::new(IndexCosts::default());
-        Target { oracle, domain, levels, eps, top, directions, line, scale, costs }
+        Target { oracle, domain, levels, eps, top, directions, line, scale, costs, straddled: Cell::new(0) }
+    }
+
+    /// How many level indices by evaluation so far had a bracket containing a grid level, so
+    /// that membership decisions settled them ([`Self::index_by_evaluation`]).
+    pub fn straddled_indices(&self) -> usize {
+        self.straddled.get()
     }
 
     /// The level index of `theta` known to lie in `K_upper`: the smallest `j <= upper` with
-    /// `theta` in `K_j`. Two ways give the same answer (up to the oracle's slack: a score
-    /// within `zeta` of a level may be placed on either side by either way), and the cheaper
-    /// one by the running costs measured so far is used. The choice depends on timings, so a
-    /// seeded run repeats exactly only while no visited score falls in that slack band
-    /// (probability about `2 zeta` per query with the random level offset):
-    /// - one evaluation: its certified bracket answers membership at every level at once
-    ///   ([`sosdp_score::membership::member_from_bracket`]: YES above `upper`, NO below
-    ///   `lower`, `score <= l_j` in between), so the index is the first grid level at or
-    ///   above the returned score;
-    /// - a descent of membership queries at `upper - 1, upper - 2, ...` until a NO, each
+    /// `theta` in `K_j`, membership decided exactly ([`ScoreOracle::decide`]: by certified
+    /// brackets, refined while they contain the level, so that the index is a function of
+    /// `theta` alone except when the score lies in the tie band just above a level, see
+    /// [`sosdp_score::membership`]). Two ways give the same index, and the cheaper one by the
+    /// running costs measured so far is used (the choice depends on timings, the index does
+    /// not):
+    /// - one evaluation: its certified bracket `[lower, upper]` answers every level outside
+    ///   it (YES at and above `upper`, NO below `lower`), and the levels inside it (at most
+    ///   one for a bracket narrower than the level spacing) are decided exactly
+    ///   ([`Self::index_by_evaluation`]);
+    /// - a descent of membership decisions at `upper - 1, upper - 2, ...` until a NO, each
     ///   stopping as soon as its bracket decides (cheap when the score is far from the level);
     ///   a YES whose certified upper end `u` lies below the queried level also places `theta`
     ///   in every body at or above `u`, so the descent continues below the first grid level
@@ -102,9 +124,23 @@ impl<'a, O: ScoreOracle + Sync + ?Sized, D: Domain> Target<'a, O, D> {
         Ok(j)
     }
 
-    /// [`Self::index_below`] by one evaluation.
+    /// [`Self::index_below`] by one evaluation: with its bracket `[lower, upper]`, every
+    /// level `l_j >= upper` holds `theta` and no level `l_j < lower` does, so the index lies
+    /// in `[i(lower), i(upper)]`; the levels from `i(lower)` up are decided exactly until the
+    /// first YES (none when `i(lower) = i(upper)`, the usual case).
     pub fn index_by_evaluation(&self, theta: &[f64], upper: i64) -> Result<i64, SamplerError> {
-        Ok(self.levels.index(self.oracle.evaluate(theta)?.score).min(upper.min(self.top)))
+        let eval = self.oracle.evaluate(theta)?;
+        let last = self.levels.index(eval.upper).min(upper.min(self.top));
+        let first = self.levels.index(eval.lower).min(last);
+        if first < last {
+            self.straddled.set(self.straddled.get() + 1);
+        }
+        for j in first..last {
+            if self.oracle.decide(theta, self.levels.level(j))?.member {
+                return Ok(j);
+            }
+        }
+        Ok(last)
     }
 
     /// [`Self::index_below`] by the membership descent, skipping the levels a YES answer's
@@ -112,19 +148,19 @@ impl<'a, O: ScoreOracle + Sync + ?Sized, D: Domain> Target<'a, O, D> {
     pub fn index_by_descent(&self, theta: &[f64], upper: i64) -> Result<i64, SamplerError> {
         let mut j = upper.min(self.top);
         loop {
-            let level = self.levels.level(j - 1);
-            let eval = self.oracle.member_eval(theta, level)?;
-            if !member_from_bracket(&eval, level) {
+            let decision = self.oracle.decide(theta, self.levels.level(j - 1))?;
+            if !decision.member {
                 return Ok(j);
             }
             j -= 1;
-            if eval.upper.is_finite() {
-                j = j.min(self.levels.index(eval.upper));
+            if decision.eval.upper.is_finite() {
+                j = j.min(self.levels.index(decision.eval.upper));
             }
         }
     }
 
-    /// The score at `theta` (one evaluation).
+    /// The score at `theta` (one evaluation): the solver's value, within the oracle's
+    /// accuracy of the true score (it may depend on the oracle's state).
     pub fn score(&self, theta: &[f64]) -> Result<f64, SamplerError> {
         Ok(self.oracle.evaluate(theta)?.score)
     }

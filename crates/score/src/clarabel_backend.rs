@@ -28,6 +28,29 @@ impl Default for ClarabelSettings {
     }
 }
 
+impl ClarabelSettings {
+    /// The settings for brackets of width `accuracy` on a score whose maximum is `scale`:
+    /// clarabel's tolerance is relative to objectives of size up to `scale`, and its brackets
+    /// come out about `tolerance * scale / 10` wide (`1e-9 n` at the default `1e-8`, measured
+    /// on CM at n = 2000), so the tolerance becomes `accuracy / scale` when that is smaller.
+    pub fn to_accuracy(&self, accuracy: f64, scale: f64) -> Self {
+        ClarabelSettings { accuracy, tolerance: self.tolerance.min(accuracy / scale.max(1.0)), ..self.clone() }
+    }
+}
+
+/// A refined bracket ([`ScoreOracle::member_eval_to`]) for a reference backend: the
+/// evaluation at the requested accuracy, or, if clarabel cannot reach it, the evaluation at
+/// the backend's own (a certified bracket wider than asked, which sends the query to the tie
+/// rule of [`crate::membership::decide`]).
+fn refined(
+    settings: &ClarabelSettings,
+    accuracy: f64,
+    scale: f64,
+    evaluate: impl Fn(&ClarabelSettings) -> Result<ScoreEval, ScoreError>,
+) -> Result<ScoreEval, ScoreError> {
+    evaluate(&settings.to_accuracy(accuracy, scale)).or_else(|_| evaluate(settings))
+}
+
 /// Solve at the first tolerance, and once more at the relaxed one if the certified bracket is
 /// too wide; error if it still is.
 fn solve_certified(
@@ -137,12 +160,24 @@ impl ScoreOracle for ClarabelCm {
     }
 
     fn evaluate(&self, theta: &[f64]) -> Result<ScoreEval, ScoreError> {
+        self.evaluate_with(theta, &self.settings)
+    }
+
+    fn member_eval_to(&self, theta: &[f64], level: f64, accuracy: f64) -> Result<ScoreEval, ScoreError> {
+        let _ = level;
+        refined(&self.settings, accuracy, self.max_score(), |s| self.evaluate_with(theta, s))
+    }
+}
+
+impl ClarabelCm {
+    /// [`ScoreOracle::evaluate`] with `settings` instead of the backend's own.
+    pub fn evaluate_with(&self, theta: &[f64], settings: &ClarabelSettings) -> Result<ScoreEval, ScoreError> {
         let cm = &self.problem;
         cm.check_theta(theta)?;
         if !cm.in_domain(theta) {
             return Ok(ScoreEval::outside(cm.n() as f64));
         }
-        if let Some(eval) = cm.screen(theta, self.settings.accuracy, None) {
+        if let Some(eval) = cm.screen(theta, settings.accuracy, None) {
             return Ok(eval);
         }
         let (n, dim) = (cm.n(), cm.dim());
@@ -150,7 +185,7 @@ impl ScoreOracle for ClarabelCm {
         for (k, (t, c)) in theta.iter().zip(cm.centre().iter()).enumerate() {
             p.add_psd_constant(psd, k, dim, t - c);
         }
-        let (eval, _) = solve_certified(&self.settings, &p, |sol| {
+        let (eval, _) = solve_certified(settings, &p, |sol| {
             cm.certify(theta, &sol.x[..n], &block_matrix(&psd, &sol.z))
         })?;
         Ok(eval)
@@ -238,6 +273,18 @@ impl ScoreOracle for ClarabelSp {
     }
 
     fn evaluate(&self, theta: &[f64]) -> Result<ScoreEval, ScoreError> {
+        self.evaluate_with(theta, &self.settings)
+    }
+
+    fn member_eval_to(&self, theta: &[f64], level: f64, accuracy: f64) -> Result<ScoreEval, ScoreError> {
+        let _ = level;
+        refined(&self.settings, accuracy, self.max_score(), |s| self.evaluate_with(theta, s))
+    }
+}
+
+impl ClarabelSp {
+    /// [`ScoreOracle::evaluate`] with `settings` instead of the backend's own.
+    pub fn evaluate_with(&self, theta: &[f64], settings: &ClarabelSettings) -> Result<ScoreEval, ScoreError> {
         let sp = &self.problem;
         let s = sp.candidate(theta)?;
         let Some(factor) = s.factor.as_ref() else {
@@ -245,7 +292,7 @@ impl ScoreOracle for ClarabelSp {
         };
         let (p, upper, lower) = self.program(&factor.whitened, &factor.caps);
         let n = sp.n();
-        let (eval, _) = solve_certified(&self.settings, &p, |sol| {
+        let (eval, _) = solve_certified(settings, &p, |sol| {
             let y1 = factor.unwhiten(&block_matrix(&upper, &sol.z));
             let y2 = factor.unwhiten(&block_matrix(&lower, &sol.z));
             sp.certify(&s, &sol.x[..n], sol.x[n], &y1, &y2)

@@ -5,7 +5,8 @@
 //! - [`clarabel_backend`]: the reference backend solving both programs with clarabel;
 //! - [`fast`]: the fast interior-point backend the sampler uses, certified the same way;
 //! - [`anchor`]: minimising CM over `theta` (4.2);
-//! - [`membership`]: weak membership, chords and parallel batches over any oracle;
+//! - [`membership`]: exact membership decisions (refined brackets), chords and parallel
+//!   batches over any oracle;
 //! - [`oracle`]: the [`ScoreOracle`] trait the sampler sees.
 //!
 //! Brackets are certified independently of the backend: the upper end from a primal point
@@ -24,7 +25,7 @@ pub use anchor::{minimise_cm, Anchor, BallDomain};
 pub use clarabel_backend::{ClarabelCm, ClarabelSettings, ClarabelSp};
 pub use cm::{CertifiedMean, Cut};
 pub use error::ScoreError;
-pub use membership::{chord_by_bisection, evaluate_batch, on_line, Chord};
+pub use membership::{chord_by_bisection, decide, evaluate_batch, on_line, Chord, Decision, Refinement};
 pub use fast::{FastCm, FastSettings, FastSp};
 pub use oracle::{ScoreEval, ScoreOracle};
 pub use sp::Spectral;

@@ -1,6 +1,6 @@
 //! The seam between scores and the sampler: a score oracle evaluates `s(theta; Y)` with a
 //! certified bracket (MATH.md 3.2).
-use crate::membership::Chord;
+use crate::membership::{Chord, Decision, Refinement};
 use crate::ScoreError;
 
 /// One evaluation of a score at a parameter `theta`.
@@ -54,11 +54,22 @@ pub trait ScoreOracle {
 
     /// Evaluate the score at `theta` with a certified bracket.
     fn evaluate(&self, theta: &[f64]) -> Result<ScoreEval, ScoreError>;
-    /// Weak membership "is the score at `theta` at most `level`?" with the tolerance of
-    /// [`crate::membership`]: [`crate::membership::member_from_bracket`] of
-    /// [`ScoreOracle::member_eval`].
+    /// Membership "is the score at `theta` at most `level`?", decided exactly
+    /// ([`ScoreOracle::decide`]).
     fn member(&self, theta: &[f64], level: f64) -> Result<bool, ScoreError> {
-        Ok(crate::membership::member_from_bracket(&self.member_eval(theta, level)?, level))
+        Ok(self.decide(theta, level)?.member)
+    }
+
+    /// The exact decision at `level` and how it was reached: [`crate::membership::decide`]
+    /// (refine the bracket until it excludes the level; a fixed tie rule at the floor of
+    /// [`ScoreOracle::refinement`]). Wrappers override it to count decisions.
+    fn decide(&self, theta: &[f64], level: f64) -> Result<Decision, ScoreError> {
+        crate::membership::decide(self, theta, level)
+    }
+
+    /// How undecided brackets are refined (default [`Refinement::default`]).
+    fn refinement(&self) -> Refinement {
+        Refinement::default()
     }
 
     /// The certified bracket that decides membership at `level`: a full evaluation by
@@ -70,9 +81,20 @@ pub trait ScoreOracle {
         self.evaluate(theta)
     }
 
+    /// [`ScoreOracle::member_eval`] with a bracket of width at most `accuracy` (below the
+    /// backend's own accuracy) unless it decides first: how [`crate::membership::decide`]
+    /// refines. Default: [`ScoreOracle::member_eval`], a backend that cannot tighten its
+    /// brackets (its undecided queries then go to the tie rule). A backend that cannot reach
+    /// `accuracy` still returns a certified bracket, wider than asked.
+    fn member_eval_to(&self, theta: &[f64], level: f64, accuracy: f64) -> Result<ScoreEval, ScoreError> {
+        let _ = accuracy;
+        self.member_eval(theta, level)
+    }
+
     /// Certified outer ends of the chord of `{score <= level}` through `x` (assumed inside)
-    /// along `u`: `(lo, hi)` with `lo <= 0 <= hi` such that [`ScoreOracle::member`] at
-    /// `level` answers NO at every step `s < lo` or `s > hi`; `None` for an end the backend
+    /// along `u`: `(lo, hi)` with `lo <= 0 <= hi` such that the score exceeds `level` by more
+    /// than the tie band of [`crate::membership`] at every step `s < lo` or `s > hi`, where
+    /// [`ScoreOracle::decide`] answers NO whatever the oracle's state; `None` for an end the backend
     /// cannot bound from certificates it already holds. No solve: the default knows nothing;
     /// the fast CM backend answers from its kept cuts. Samplers answer membership
     /// queries beyond them NO without asking.

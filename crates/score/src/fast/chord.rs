@@ -15,8 +15,9 @@
 //! asks for `level' = level - accuracy / 2`, so that the repaired weights keep the sum); the
 //! dual matrix gives a [`crate::cm::Cut`] whose [`crate::cm::Cut::ray_end`] is a step beyond
 //! which `CM > level`. The end is accepted when the two are within `tol`; otherwise (the rounds
-//! fail) it is found by bisection on weak membership, so every answer is certified or comes
-//! from membership queries.
+//! fail) it is found by bisection on membership decisions, so every answer is certified or
+//! comes from membership queries. (The accepted end depends, within `tol`, on where the solver
+//! stopped, hence on its warm state: chords are not exact decisions.)
 use super::active_set::ActiveSet;
 use super::driver::{next_set, solve_certified, FastSettings, ScoreMap};
 use super::ipm::{LinearRow, LmiBlock, Problem};

@@ -17,7 +17,7 @@ use super::ipm::{LmiBlock, Problem};
 use crate::clarabel_backend::ClarabelCm;
 use crate::cm::{CertifiedMean, Cut};
 use crate::linalg::min_eigenvalue;
-use crate::membership::{check_chord_args, Chord};
+use crate::membership::{check_chord_args, Chord, Refinement};
 use crate::oracle::{ScoreEval, ScoreOracle};
 use crate::ScoreError;
 use nalgebra::DMatrix;
@@ -190,13 +190,19 @@ impl FastCm {
     /// Evaluate with statistics; with `level`, stop as soon as the bracket decides
     /// "score <= level" (the bracket may then be wider than the accuracy).
     pub fn evaluate_detailed(&self, theta: &[f64], level: Option<f64>) -> Result<(ScoreEval, EvalStats), ScoreError> {
+        self.evaluate_to(theta, level, self.settings.accuracy)
+    }
+
+    /// [`Self::evaluate_detailed`] with the bracket width `accuracy` instead of the settings'.
+    pub fn evaluate_to(&self, theta: &[f64], level: Option<f64>, accuracy: f64) -> Result<(ScoreEval, EvalStats), ScoreError> {
+        let settings = FastSettings { accuracy, ..self.settings.clone() };
         let cm = self.problem();
         cm.check_theta(theta)?;
         if !cm.in_domain(theta) {
             return Ok((ScoreEval::outside(cm.n() as f64), EvalStats::default()));
         }
-        if let Some(eval) = cm.screen(theta, self.settings.accuracy, level) {
-            let decided_early = eval.width() > self.settings.accuracy;
+        if let Some(eval) = cm.screen(theta, accuracy, level) {
+            let decided_early = eval.width() > accuracy;
             return Ok((eval, EvalStats { decided_early, ..EvalStats::default() }));
         }
         let n = cm.n() as f64;
@@ -216,13 +222,13 @@ impl FastCm {
                 self.set_from_dual(&full, warm, &y, Some(level.unwrap_or(bound).max(bound))).with_origin(Origin::Guess)
             }
             (None, Some(set)) => set,
-            (None, None) => cold_set(&full, &self.settings, &reduced_ok, &[], true),
+            (None, None) => cold_set(&full, &settings, &reduced_ok, &[], true),
         };
         let last_cut = RefCell::new(None);
         let certified = solve_certified(
             &full,
             start,
-            &self.settings,
+            &settings,
             &ScoreMap { offset: n, scale: n },
             level,
             reduced_ok,
@@ -239,7 +245,7 @@ impl FastCm {
         // over all n points) are not computed here.
         let answer = conclude(
             certified,
-            &self.settings,
+            &settings,
             |set, _, _| self.keep_warm(set),
             || self.reference.evaluate(theta),
         )?;
@@ -277,11 +283,23 @@ impl ScoreOracle for FastCm {
         Ok(self.evaluate_detailed(theta, Some(level))?.0)
     }
 
-    /// From the kept cuts: beyond the first step where a cut exceeds `level + zeta`, the
-    /// score exceeds `level + zeta`, so every certified bracket (width at most `zeta`) has
-    /// its lower end above `level` and membership answers NO.
+    fn member_eval_to(&self, theta: &[f64], level: f64, accuracy: f64) -> Result<ScoreEval, ScoreError> {
+        Ok(self.evaluate_to(theta, Some(level), accuracy)?.0)
+    }
+
+    fn refinement(&self) -> Refinement {
+        self.settings.refinement
+    }
+
+    /// From the kept cuts: beyond the first step where a cut exceeds `level + f` (`f` the
+    /// floor of the settings' [`Refinement`], the width of the tie band), the score exceeds
+    /// `level + f`, so every bracket of width at most `f` lies above `level` and the exact
+    /// decision ([`crate::membership::decide`]) is NO, whatever the oracle's state. (Within
+    /// the band a query may be answered YES by the tie rule, so a cut above `level` alone
+    /// does not fix the answer; a bracket of width `zeta` no longer can answer YES above
+    /// `level`, so `level + zeta` is not needed.)
     fn outer_ends(&self, x: &[f64], u: &[f64], level: f64) -> (Option<f64>, Option<f64>) {
-        let k = level + self.settings.accuracy;
+        let k = level + self.settings.refinement.floor_points(self.max_score());
         let back: Vec<f64> = u.iter().map(|v| -v).collect();
         let cuts = self.cuts.lock().unwrap_or_else(|e| e.into_inner());
         let end = |dir: &[f64]| cuts.iter().filter_map(|c| c.ray_end(x, dir, k)).min_by(f64::total_cmp).map(|s| s.max(0.0));

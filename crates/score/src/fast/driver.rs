@@ -4,6 +4,7 @@
 use super::active_set::{classify, classify_keeping, contradicts, margins, ActiveSet, Origin, Status};
 use super::ipm::{self, LmiBlock, Problem, Termination};
 use std::borrow::Cow;
+use crate::membership::{member_from_bracket, Refinement};
 use crate::oracle::ScoreEval;
 use crate::ScoreError;
 use nalgebra::DMatrix;
@@ -27,11 +28,21 @@ pub struct FastSettings {
     pub max_rounds: usize,
     /// Reuse the active set of the previous evaluation.
     pub warm_start: bool,
+    /// How membership queries whose bracket contains the level are refined (MATH.md 4.5b).
+    pub refinement: Refinement,
 }
 
 impl Default for FastSettings {
     fn default() -> Self {
-        FastSettings { accuracy: 1e-3, margin: 0.02, cold_margin: 0.25, subsample: 256, max_rounds: 6, warm_start: true }
+        FastSettings {
+            accuracy: 1e-3,
+            margin: 0.02,
+            cold_margin: 0.25,
+            subsample: 256,
+            max_rounds: 6,
+            warm_start: true,
+            refinement: Refinement::default(),
+        }
     }
 }
 
@@ -77,9 +88,9 @@ pub struct Certified {
     pub row_duals: Vec<f64>,
 }
 
-/// True when the bracket answers "is the score <= level?".
+/// True when the bracket answers "is the score <= level?" ([`member_from_bracket`]).
 pub fn decides(eval: &ScoreEval, level: Option<f64>) -> bool {
-    level.is_some_and(|k| eval.upper <= k || eval.lower > k)
+    level.is_some_and(|k| member_from_bracket(eval, k).is_some())
 }
 
 /// Solve `full` starting from `set`; `certify(a, t, block_duals)` brackets the score of

@@ -17,6 +17,7 @@ use super::driver::{cold_set, conclude, next_set, solve_certified, EvalStats, Fa
 use super::ipm::{LinearRow, LmiBlock, Problem};
 use crate::clarabel_backend::ClarabelSp;
 use crate::linalg::min_eigenvalue;
+use crate::membership::Refinement;
 use crate::oracle::{ScoreEval, ScoreOracle};
 use crate::sp::Spectral;
 use crate::ScoreError;
@@ -61,6 +62,12 @@ impl FastSp {
 
     /// Evaluate with statistics; with `level`, stop as soon as the bracket decides.
     pub fn evaluate_detailed(&self, theta: &[f64], level: Option<f64>) -> Result<(ScoreEval, EvalStats), ScoreError> {
+        self.evaluate_to(theta, level, self.settings.accuracy)
+    }
+
+    /// [`Self::evaluate_detailed`] with the bracket width `accuracy` instead of the settings'.
+    pub fn evaluate_to(&self, theta: &[f64], level: Option<f64>, accuracy: f64) -> Result<(ScoreEval, EvalStats), ScoreError> {
+        let settings = FastSettings { accuracy, ..self.settings.clone() };
         let sp = self.problem();
         let s = sp.candidate(theta)?;
         let Some(factor) = s.factor.as_ref() else {
@@ -85,12 +92,12 @@ impl FastSp {
         let reduced_ok = |reduced: &Problem| min_eigenvalue(&reduced.blocks[0].constant) > 0.0;
         let start = match warm {
             Some(status) if status.len() == sp.n() => ActiveSet::with_status(&full, status),
-            _ => cold_set(&full, &self.settings, &reduced_ok, &t0, true),
+            _ => cold_set(&full, &settings, &reduced_ok, &t0, true),
         };
         let certified = solve_certified(
             &full,
             start,
-            &self.settings,
+            &settings,
             &ScoreMap { offset: 0.0, scale: n },
             level,
             reduced_ok,
@@ -104,7 +111,7 @@ impl FastSp {
         );
         conclude(
             certified,
-            &self.settings,
+            &settings,
             |set, blocks, rows| self.warm.keep(next_set(&full, set, blocks, rows, self.settings.margin).status().to_vec()),
             || self.reference.evaluate(theta),
         )
@@ -134,5 +141,13 @@ impl ScoreOracle for FastSp {
 
     fn member_eval(&self, theta: &[f64], level: f64) -> Result<ScoreEval, ScoreError> {
         Ok(self.evaluate_detailed(theta, Some(level))?.0)
+    }
+
+    fn member_eval_to(&self, theta: &[f64], level: f64, accuracy: f64) -> Result<ScoreEval, ScoreError> {
+        Ok(self.evaluate_to(theta, Some(level), accuracy)?.0)
+    }
+
+    fn refinement(&self) -> Refinement {
+        self.settings.refinement
     }
 }

@@ -1,0 +1,136 @@
+//! Exact membership decisions (MATH.md 4.5b): a bracket that contains the level is refined
+//! until it excludes it; only at the floor (or for a backend that cannot tighten) does the tie
+//! rule answer YES, and the solver's value inside a bracket never decides.
+mod common;
+
+use common::{normal_vec, random_theta, rng};
+use nalgebra::DMatrix;
+use sosdp_eval::{Adversary, CorruptedSample};
+use sosdp_score::{decide, CertifiedMean, FastCm, FastSettings, Refinement, ScoreError, ScoreEval, ScoreOracle};
+use std::cell::Cell;
+
+fn instance(seed: u64, n: usize, d: usize, g: f64) -> CertifiedMean {
+    let mut r = rng(seed);
+    let mean: Vec<f64> = normal_vec(&mut r, d).iter().map(|x| 0.3 * x).collect();
+    let adversary = Adversary::ShiftedCluster { distance: 4.0, axis: 0, spread: 0.1 };
+    let data = CorruptedSample::identity_covariance(&mut r, n, &mean, 0.05, &adversary).data;
+    CertifiedMean::new(&data, &vec![0.0; d], &(DMatrix::identity(d, d) * g)).unwrap()
+}
+
+/// Levels within `3e-4 .. 1e-6` points of the score (inside the first bracket's width, above
+/// the floor `1e-10 n = 1e-7`): the fast backend, warm along the sequence and cold (a fresh
+/// oracle without warm starts for every query), decides every query as the true score does,
+/// refining most of them, with no tie. The true score is known to `2e-7` from a tight bracket
+/// (points where the backend does not reach that are skipped; at least 6 of 10 must be used).
+#[test]
+fn decisions_near_a_level_are_exact_warm_and_cold() {
+    let (n, d, g) = (1000, 3, 1.5);
+    let cm = instance(41, n, d, g);
+    let warm = FastCm::new(cm.clone());
+    let cold = || FastCm::new(cm.clone()).with_settings(FastSettings { warm_start: false, ..FastSettings::default() });
+    let mut r = rng(410);
+    let (mut decided, mut refined, mut points) = (0, 0, 0);
+    for _ in 0..10 {
+        let theta = random_theta(&mut r, d, g, 0.5);
+        let truth = cold().evaluate_to(&theta, None, 1e-7).unwrap().0;
+        if truth.width() > 2e-7 {
+            continue;
+        }
+        points += 1;
+        for offset in [-3e-4, -3e-5, -3e-6, -1e-6, 1e-6, 3e-6, 3e-5, 3e-4] {
+            let level = truth.score + offset;
+            let (a, b) = (warm.decide(&theta, level).unwrap(), cold().decide(&theta, level).unwrap());
+            for decision in [a, b] {
+                assert_eq!(decision.member, offset > 0.0, "score {truth:?}, level {level}: {decision:?}");
+                assert!(!decision.tie, "{decision:?}");
+                refined += (decision.refinements > 0) as usize;
+                decided += 1;
+            }
+        }
+    }
+    assert!(points >= 6 && decided == 16 * points, "{points} points, {decided} decisions");
+    println!("{refined} of {decided} decisions at {points} points refined");
+    assert!(refined >= decided / 4, "only {refined} of {decided} decisions were refined: the levels are not near the score");
+}
+
+/// A score known exactly, `s(theta) = theta_0`, whose brackets are placed by a state: each
+/// answer's bracket has the requested width (the backend's `1e-3` at first) and sits at a
+/// position inside it that a counter moves, and the solver's value inside it moves too (a
+/// stand-in for warm-start state). `tighten = false`: a backend that cannot refine.
+struct Placed {
+    calls: Cell<u64>,
+    tighten: bool,
+}
+
+impl Placed {
+    fn new(tighten: bool) -> Self {
+        Placed { calls: Cell::new(0), tighten }
+    }
+
+    fn bracket(&self, s: f64, width: f64) -> ScoreEval {
+        let k = self.calls.get();
+        self.calls.set(k + 1);
+        let share = 0.05 + 0.9 * ((k as f64 * 0.618034) % 1.0);
+        let lower = s - share * width;
+        ScoreEval::bracketed(lower + ((k as f64 * 0.414214) % 1.0) * width, lower, lower + width)
+    }
+}
+
+impl ScoreOracle for Placed {
+    fn dim(&self) -> usize {
+        1
+    }
+
+    fn max_score(&self) -> f64 {
+        1.0
+    }
+
+    fn backend(&self) -> &'static str {
+        "placed"
+    }
+
+    fn evaluate(&self, theta: &[f64]) -> Result<ScoreEval, ScoreError> {
+        Ok(self.bracket(theta[0], 1e-3))
+    }
+
+    fn member_eval_to(&self, theta: &[f64], level: f64, accuracy: f64) -> Result<ScoreEval, ScoreError> {
+        if self.tighten { Ok(self.bracket(theta[0], accuracy)) } else { self.member_eval(theta, level) }
+    }
+}
+
+/// The floor and the tie rule, exactly: with brackets of the requested width, a level at the
+/// score itself is refined 1e-3 -> 1e-5 -> 1e-7 -> 1e-9 -> the floor 1e-10 (four refinements)
+/// and then answered YES by the tie rule; levels two floors away are decided without a tie,
+/// whatever the state. A backend that cannot tighten sends an undecided query to the tie rule
+/// after one refinement that does not narrow the bracket; its decided queries are exact.
+/// Not vacuous: the solver's value inside the first bracket (the old rule's answer,
+/// `value <= level`) does change with the state, on both sides of the level.
+#[test]
+fn floor_and_tie_rule() {
+    let floor = Refinement::default().floor_points(1.0);
+    assert_eq!(floor, 1e-10);
+    let s = 0.25;
+    let mut old_rule = [false; 2];
+    for start in 0..20 {
+        let first = Placed::new(true);
+        first.calls.set(start);
+        old_rule[(first.member_eval(&[s], s).unwrap().score <= s) as usize] = true;
+        let oracle = Placed::new(true);
+        oracle.calls.set(start);
+        let at = decide(&oracle, &[s], s).unwrap();
+        assert!(at.member && at.tie && at.refinements == 4 && at.eval.width() <= 1.01 * floor, "{at:?}");
+        for (level, member) in [(s + 2.0 * floor, true), (s - 2.0 * floor, false)] {
+            let d = decide(&oracle, &[s], level).unwrap();
+            assert!(d.member == member && !d.tie, "level {level}: {d:?}");
+        }
+        let stuck = Placed::new(false);
+        stuck.calls.set(start);
+        let d = decide(&stuck, &[s], s).unwrap();
+        assert!(d.member && d.tie && d.refinements == 1, "{d:?}");
+        for (level, member) in [(s + 2e-3, true), (s - 2e-3, false)] {
+            let d = decide(&stuck, &[s], level).unwrap();
+            assert!(d.member == member && !d.tie && d.refinements == 0, "level {level}: {d:?}");
+        }
+    }
+    assert_eq!(old_rule, [true, true], "the value inside the bracket does not depend on the state");
+}
