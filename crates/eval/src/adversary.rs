@@ -99,3 +99,93 @@ impl Adversary {
         }
     }
 }
+
+/// Adversaries for covariance data (MATH.md 6), placed with the TRUE `mu` and `Sigma` of the
+/// clean distribution: `v` is the unit eigenvector of the smallest eigenvalue `lambda_min` of
+/// `Sigma` (its thinnest direction), `sqrt(lambda_min)` the standard deviation along it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CovarianceAdversary {
+    /// Far outliers: every replaced record at `mu + distance sqrt(lambda_min) v + spread g`,
+    /// `g ~ N(0, I)`, all on the same side ([`CovarianceAdversary::far`]: 15 standard
+    /// deviations out, jitter `N(0, 0.01 I)`).
+    Far { distance: f64, spread: f64 },
+    /// A tight cluster `distance` Mahalanobis units out along `v`: `mu + distance
+    /// sqrt(lambda_min) v + spread g` ([`CovarianceAdversary::cluster`]: 6 units, jitter
+    /// `N(0, 0.01^2 I)`).
+    Cluster { distance: f64, spread: f64 },
+    /// (d) The existing [`Adversary::InflatedDirection`] (empirical least-variance direction,
+    /// variance inflated `factor`-fold).
+    Inflated { factor: f64 },
+}
+
+impl CovarianceAdversary {
+    /// 15 standard deviations out along the thinnest direction, jitter `N(0, 0.01 I)`.
+    pub fn far() -> Self {
+        CovarianceAdversary::Far { distance: 15.0, spread: 0.1 }
+    }
+
+    /// 6 Mahalanobis units out along the thinnest direction, jitter `N(0, 0.01^2 I)`.
+    pub fn cluster() -> Self {
+        CovarianceAdversary::Cluster { distance: 6.0, spread: 0.01 }
+    }
+
+    /// Variance inflated 10-fold along the empirical least-variance direction (the adversary
+    /// of [`crate::covariance_sample`]).
+    pub fn inflated() -> Self {
+        CovarianceAdversary::Inflated { factor: 10.0 }
+    }
+
+    /// Corrupt `floor(eta n)` random rows of `data` (records of `N(mean, covariance)`) in place;
+    /// returns their indices.
+    pub fn corrupt<R: Rng + ?Sized>(&self, rng: &mut R, data: &mut DMatrix<f64>, eta: f64, mean: &[f64], covariance: &DMatrix<f64>) -> Vec<usize> {
+        let (n, d) = data.shape();
+        let m = ((eta * n as f64).floor() as usize).min(n);
+        if m == 0 {
+            return Vec::new();
+        }
+        match *self {
+            CovarianceAdversary::Far { distance, spread } | CovarianceAdversary::Cluster { distance, spread } => {
+                let eig = (0.5 * (covariance + covariance.transpose())).symmetric_eigen();
+                let k_min = eig.eigenvalues.imin();
+                let v = eig.eigenvectors.column(k_min).into_owned();
+                let sd = eig.eigenvalues[k_min].max(0.0).sqrt();
+                let idx = sample(rng, n, m).into_vec();
+                for &i in &idx {
+                    for k in 0..d {
+                        let g: f64 = StandardNormal.sample(rng);
+                        data[(i, k)] = mean[k] + distance * sd * v[k] + spread * g;
+                    }
+                }
+                idx
+            }
+            CovarianceAdversary::Inflated { factor } => Adversary::InflatedDirection { factor }.corrupt(rng, data, eta),
+        }
+    }
+}
+
+#[cfg(test)]
+mod covariance_tests {
+    use super::CovarianceAdversary;
+    use nalgebra::DMatrix;
+    use rand::rngs::StdRng;
+    use rand::SeedableRng;
+
+    #[test]
+    fn far_and_cluster_sit_along_the_thinnest_direction() {
+        // Sigma = diag(4, 1, 9): thinnest direction e_2, standard deviation 1.
+        let sigma = DMatrix::from_diagonal(&nalgebra::DVector::from_vec(vec![4.0, 1.0, 9.0]));
+        let mean = [1.0, 2.0, 3.0];
+        for (adv, distance, spread) in [(CovarianceAdversary::far(), 15.0, 0.1), (CovarianceAdversary::cluster(), 6.0, 0.01)] {
+            let mut data = DMatrix::zeros(1000, 3);
+            let idx = adv.corrupt(&mut StdRng::seed_from_u64(1), &mut data, 0.1, &mean, &sigma);
+            assert_eq!(idx.len(), 100);
+            let along: Vec<f64> = idx.iter().map(|&i| data[(i, 1)] - mean[1]).collect();
+            // All on one side (the eigenvector's sign is arbitrary), at distance +- 5 spreads.
+            let side = along[0].signum();
+            assert!(along.iter().all(|a| (side * a - distance).abs() < 5.0 * spread), "{adv:?}: {along:?}");
+            assert!(idx.iter().all(|&i| (data[(i, 0)] - 1.0).abs() < 5.0 * spread && (data[(i, 2)] - 3.0).abs() < 5.0 * spread));
+            let untouched = (0..1000).filter(|i| !idx.contains(i)).all(|i| data.row(i).iter().all(|&x| x == 0.0));
+            assert!(untouched);
+        }
+    }
+}

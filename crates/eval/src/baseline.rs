@@ -208,6 +208,57 @@ impl MeanEstimator for PrivateMean {
     }
 }
 
+/// A covariance estimator: `estimate(data, seed)` with one record per row of `data`; the
+/// covariance-mode counterpart of [`MeanEstimator`] (CoinPress covariance lives in
+/// [`crate::coinpress_covariance`]).
+pub trait CovarianceEstimator {
+    /// A short name for tables and plots.
+    fn name(&self) -> String;
+    fn privacy(&self) -> Privacy;
+    /// The estimate (`d x d`); `seed` drives the estimator's randomness (ignored by
+    /// deterministic ones).
+    fn estimate(&self, data: &DMatrix<f64>, seed: u64) -> Result<DMatrix<f64>, LearnError>;
+}
+
+/// The sample covariance `(1/(n-1)) sum (y_i - y_bar)(y_i - y_bar)^T` of the records (not
+/// private, not robust). Needs at least two records.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct EmpiricalCovariance;
+
+impl CovarianceEstimator for EmpiricalCovariance {
+    fn name(&self) -> String {
+        "empirical covariance".into()
+    }
+    fn privacy(&self) -> Privacy {
+        Privacy::None
+    }
+    fn estimate(&self, data: &DMatrix<f64>, _seed: u64) -> Result<DMatrix<f64>, LearnError> {
+        check(data)?;
+        let (n, d) = data.shape();
+        if n < 2 {
+            return Err(LearnError::TooFewSamples(format!("the sample covariance needs at least 2 records, got {n}")));
+        }
+        let mean = data.row_mean();
+        let centred = DMatrix::from_fn(n, d, |i, k| data[(i, k)] - mean[k]);
+        Ok(centred.transpose() * &centred / (n - 1) as f64)
+    }
+}
+
+#[cfg(test)]
+mod covariance_tests {
+    use super::{CovarianceEstimator, EmpiricalCovariance};
+    use nalgebra::DMatrix;
+
+    #[test]
+    fn empirical_covariance_matches_the_definition() {
+        // Rows (0, 0), (2, 0), (1, 3): mean (1, 1); centred (-1, -1), (1, -1), (0, 2).
+        let x = DMatrix::from_row_slice(3, 2, &[0.0, 0.0, 2.0, 0.0, 1.0, 3.0]);
+        let s = EmpiricalCovariance.estimate(&x, 0).unwrap();
+        assert_eq!(s, DMatrix::from_row_slice(2, 2, &[1.0, 0.0, 0.0, 3.0]));
+        assert!(EmpiricalCovariance.estimate(&DMatrix::zeros(1, 2), 0).is_err());
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::{ClippedLaplaceMean, MeanEstimator};

@@ -63,3 +63,50 @@ pub fn covariance_sample<R: Rng + ?Sized>(rng: &mut R, n: usize, d: usize, mean_
     let corrupted = Adversary::InflatedDirection { factor: 10.0 }.corrupt(rng, &mut data, eta);
     CovarianceSample { data, mean, covariance, corrupted }
 }
+
+/// As [`covariance_sample`] (the same `Sigma`, `mu` and clean draws for the same `rng`), with
+/// a fraction `eta` replaced by the covariance adversary `adversary`, which sees the true `mu`
+/// and `Sigma`.
+pub fn covariance_sample_with<R: Rng + ?Sized>(
+    rng: &mut R,
+    n: usize,
+    d: usize,
+    mean_norm: f64,
+    cond: f64,
+    eta: f64,
+    adversary: &crate::adversary::CovarianceAdversary,
+) -> CovarianceSample {
+    let g: DMatrix<f64> = DMatrix::from_fn(d, d, |_, _| StandardNormal.sample(rng));
+    let q = g.qr().q();
+    let eig: DVector<f64> = DVector::from_fn(d, |k, _| if d > 1 { cond.powf(k as f64 / (d - 1) as f64) } else { 1.0 });
+    let a: DMatrix<f64> = &q * DMatrix::from_diagonal(&eig.map(f64::sqrt));
+    let covariance = &a * a.transpose();
+    let mean = vec![mean_norm / (d as f64).sqrt(); d];
+    let mut data = gaussian_samples(rng, n, &mean, Some(&a));
+    let corrupted = adversary.corrupt(rng, &mut data, eta, &mean, &covariance);
+    CovarianceSample { data, mean, covariance, corrupted }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::adversary::CovarianceAdversary;
+    use rand::rngs::StdRng;
+    use rand::SeedableRng;
+
+    #[test]
+    fn covariance_sample_with_inflated_repeats_covariance_sample() {
+        let old = covariance_sample(&mut StdRng::seed_from_u64(4), 300, 4, 5.0, 50.0, 0.1);
+        let new = covariance_sample_with(&mut StdRng::seed_from_u64(4), 300, 4, 5.0, 50.0, 0.1, &CovarianceAdversary::inflated());
+        assert_eq!((old.data, old.mean, old.covariance, old.corrupted), (new.data, new.mean, new.covariance, new.corrupted));
+        let eig = new_eigenvalues(4, 50.0);
+        assert!((eig[0] - 1.0).abs() < 1e-9 && (eig[3] - 50.0).abs() < 1e-9);
+    }
+
+    fn new_eigenvalues(d: usize, cond: f64) -> Vec<f64> {
+        let s = covariance_sample_with(&mut StdRng::seed_from_u64(9), 10, d, 1.0, cond, 0.0, &CovarianceAdversary::far());
+        let mut e: Vec<f64> = s.covariance.symmetric_eigenvalues().iter().copied().collect();
+        e.sort_by(f64::total_cmp);
+        e
+    }
+}

@@ -2,12 +2,15 @@
 //!
 //! - `score`: the fast CM backend against the clarabel reference, one JSON line;
 //! - `runtime`: time of one private-mean fit and of one score evaluation against dimension;
-//! - `accuracy`: error against n of sosdp and every baseline on the same data.
+//! - `accuracy`: error against n of sosdp and every baseline on the same data;
+//! - `covariance`: covariance (and Gaussian) error against n of sosdp, CoinPress and the
+//!   empirical covariance on the same data.
 //!
-//! `runtime` and `accuracy` write one CSV row per measurement as it finishes (so an
-//! interrupted run keeps what it measured), then a log-log plot (PNG and SVG) and a markdown
-//! summary table into the output folder.
+//! `runtime`, `accuracy` and `covariance` write one CSV row per measurement as it finishes
+//! (so an interrupted run keeps what it measured), then a log-log plot (PNG and SVG) and a
+//! markdown summary table into the output folder.
 mod accuracy;
+mod covariance;
 mod runtime;
 mod score;
 
@@ -30,6 +33,9 @@ pub enum BenchCommand {
     Runtime(runtime::RuntimeArgs),
     /// Error against n for sosdp and every baseline on the same data (CSV + plot).
     Accuracy(accuracy::AccuracyArgs),
+    /// Covariance (and Gaussian) error against n for sosdp, CoinPress covariance and the
+    /// empirical covariance on the same data (CSV + plot).
+    Covariance(covariance::CovarianceArgs),
 }
 
 pub fn run(command: &BenchCommand) -> Result<(), CliError> {
@@ -37,6 +43,7 @@ pub fn run(command: &BenchCommand) -> Result<(), CliError> {
         BenchCommand::Score(args) => score::run(args),
         BenchCommand::Runtime(args) => runtime::run(args),
         BenchCommand::Accuracy(args) => accuracy::run(args),
+        BenchCommand::Covariance(args) => covariance::run(args),
     }
 }
 
