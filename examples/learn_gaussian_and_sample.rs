@@ -75,12 +75,12 @@ fn main() {
     println!("          |Sigma^-1/2 Sigma_hat Sigma^-1/2 - I|_F = {:.4}", frobenius_error(&sigma_hat, &s.covariance));
     println!("          TV(N(mu, Sigma), N(mu_hat, Sigma_hat)) <= {:.4} (Pinsker)", tv_bound(&s.mean, &s.covariance, &mu_hat, &sigma_hat));
     println!(
-        "eps     : {} = {:.3} preconditioner + {:.3} refinement + {:.3} mean; preconditioner worst-case bound valid: {}",
+        "eps     : {} = {:.3} preconditioner + {:.3} refinement + {:.3} mean; preconditioner: Sigma ⪯ U ⪯ {:.2} Sigma",
         release.epsilon,
         cov_plan.preconditioner.epsilon,
         cov_plan.refinement.iter().map(|r| r.epsilon).sum::<f64>(),
         release.plan.mean.stages.iter().map(|st| st.epsilon).sum::<f64>(),
-        cov_plan.preconditioner.worst_case_valid
+        cov_plan.preconditioner.kappa
     );
     for bound in &release.accuracy {
         match bound.bound {

@@ -5,22 +5,20 @@
 //! **Pairing.** `x_i = (y_{2i} - y_{2i-1}) / sqrt 2 ~ N(0, Sigma)` for clean pairs; a corrupted
 //! record spoils one pair, so the pairs' corruption is at most `2 eta0`.
 //!
-//! **Preconditioner** (5.2). SP with width `gamma` and leverage cap
-//! `lambda = (d + 2 sqrt(d L) + 2 L) / (1 - gamma/2)`, `L = log(m / beta)` over the `m` pairs.
-//! A release with score `<= k` has, by MATH.md 2.2, `Sigma~ = S0^{-1/2} Sigma S0^{-1/2}` with
-//! eigenvalues in `[(1 - gamma - eta' lambda) / (1 + stat), (1 + gamma) / (1 - eta' log(1/eta'))]`,
-//! `eta' = 2 eta0 + k* / m`, `stat = sqrt(D / m)`: the spectral bound `s0` of the plan is the
-//! larger distance of these ends to 1. When `eta' lambda >= 1 - gamma` the worst-case bound is
-//! vacuous (the known weakness of 2.2: tolerated corruption about `1 / lambda`); the plan then
-//! takes the lower side from the domain alone (`S0 ⪯ 2K I` and `Sigma ⪰ I` give
-//! `Sigma~ ⪰ I/(2K)`, so `s0 = 1 - 1/(2K)`) and says so (`worst_case_valid: false`).
+//! **Preconditioner** (5.2): the staged additive release of [`crate::preconditioner`], a frame
+//! `U` with `Sigma ⪯ U ⪯ kappa_J Sigma` (on the plan's event). The refinement starts in the frame
+//! `Sigma_0 = U / c`, `c = 2 kappa_J / (kappa_J + 1)`: the whitened covariance
+//! `c U^{-1/2} Sigma U^{-1/2}` then has its spectrum in `[c / kappa_J, c] = [1 - s0, 1 + s0]`,
+//! `s0 = (kappa_J - 1) / (kappa_J + 1) < 1` (MATH.md 5.3 whitens by `U / sqrt(kappa_J)` instead,
+//! which leaves the band `[1/sqrt(kappa_J), sqrt(kappa_J)]` lopsided around 1 and `s0 = sqrt(kappa_J) - 1`,
+//! above 1 when `kappa_J > 4`; the arithmetic centring gives the smallest operator bound).
 //!
 //! **Refinement** (5.3). Stage `j` whitens by `W_j = Sigma_j^{-1/2}` (`Sigma_0 = S0`), lifts
 //! `z_i = svec(W_j x_i x_i^T W_j)` (`|svec(A)| = |A|_F`, so Frobenius balls are Euclidean),
 //! and runs CM with centre `svec(I)`, `Gamma_j = (2 (1 + s_j)^2 + r_j^2 + delta) I` over
 //! `B(svec I, r_j)` ∩ the CM ellipsoid ∩ `{max(1 - 1.5 s_j, l_j/2) I ⪯ S ⪯ (1 + 1.5 s_j) I}`, where
-//! `l_j > 0` is a guaranteed smallest eigenvalue of the whitened covariance (`1 - s_j` when
-//! `s_j < 1`; from the preconditioner's lower end otherwise, see [`RefinementPlan::lower_eigenvalue`]). The release
+//! `l_j > 0` is a guaranteed smallest eigenvalue of the whitened covariance (`1 - s_0` at the
+//! first stage, see [`RefinementPlan::lower_eigenvalue`]). The release
 //! `S_j` gives `Sigma_{j+1} = Sigma_j^{1/2} S_j Sigma_j^{1/2}`. Radii follow
 //! `r'_{j+1} = min(safety * sqrt(eta'_j (8 s_j + r_j^2 + delta)) + floor, r_j)`, then
 //! `r_{j+1} = r'_{j+1} / (1 - min(r'_{j+1}, 1/2))` for the re-whitening, `s_{j+1} = min(r_{j+1}, s_j)`,
@@ -29,6 +27,7 @@
 //! Privacy: the preconditioner and every refinement stage are pure-DP releases with a
 //! data-independent split of eps; stage parameters depend only on the plan and earlier
 //! releases, so the output is eps-DP by composition.
+use crate::preconditioner::{PreconditionerPlan, PreconditionerSettings};
 use crate::projection::{clean_radius, project_onto_ball, project_rows};
 use crate::release::{guarantee, AccuracyBound, Diagnostics, Fit, Release, StageRelease, StepDiagnostics};
 use crate::schedule::Constants;
@@ -37,8 +36,7 @@ use crate::error::check_privacy_settings;
 use crate::{check_data, LearnError};
 use nalgebra::DMatrix;
 use serde::Serialize;
-use sosdp_sampler::{release, MechanismSettings, Progress, SamplerKind, Spectrahedron, Start};
-use sosdp_score::{FastSp, ScoreOracle, Spectral};
+use sosdp_sampler::{Progress, SamplerKind, Spectrahedron};
 use sosdp_sdp::svec::{side_of, smat, svec};
 use std::time::Instant;
 
@@ -106,9 +104,10 @@ pub struct PrivateCovariance {
     seed: Option<u64>,
     sampler: SamplerKind,
     constants: Constants,
-    width: f64,
+    preconditioner: PreconditionerSettings,
     preconditioner_share: f64,
     refinement_stages: usize,
+    max_planned_error: f64,
 }
 
 /// The public plan of a covariance fit.
@@ -120,22 +119,10 @@ pub struct CovariancePlan {
     /// probability `1 - beta / 4` under the prior `Sigma ⪯ K I` ([`crate::projection`]).
     pub pair_radius: f64,
     pub preconditioner: PreconditionerPlan,
+    /// The refinement's first frame is the preconditioner's `U_J` divided by
+    /// `frame_scale = 2 kappa_J / (kappa_J + 1)`.
+    pub frame_scale: f64,
     pub refinement: Vec<RefinementPlan>,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct PreconditionerPlan {
-    pub epsilon: f64,
-    pub lambda: f64,
-    pub width: f64,
-    /// The domain `{lower I ⪯ S ⪯ upper I}`.
-    pub lower: f64,
-    pub upper: f64,
-    pub score_bound: f64,
-    /// The bound `s0` on `|S0^{-1/2} Sigma S0^{-1/2} - I|_op`.
-    pub spectral_bound: f64,
-    /// Whether MATH.md 2.2's worst-case bound holds at this corruption (`eta' lambda < 1 - gamma`).
-    pub worst_case_valid: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -145,8 +132,8 @@ pub struct RefinementPlan {
     pub radius: f64,
     pub spectral: f64,
     /// A guaranteed smallest eigenvalue `l_j > 0` of the stage's whitened covariance (the
-    /// preconditioner's lower end for `j = 0`; `max(l_{j-1} / (1 + 1.5 s_{j-1}), 1 - s_j)` after).
-    /// It keeps the band positive definite when `s_j >= 1`.
+    /// preconditioner's `1 - s_0` for `j = 0`; `max(l_{j-1} / (1 + 1.5 s_{j-1}), 1 - s_j)` after).
+    /// It keeps the band positive definite.
     pub lower_eigenvalue: f64,
     pub gamma: f64,
     pub score_bound: f64,
@@ -166,8 +153,8 @@ pub type CovarianceFit = Fit<Vec<Vec<f64>>, CovariancePlan>;
 pub type CovarianceRelease = Release<Vec<Vec<f64>>, CovariancePlan>;
 
 impl PrivateCovariance {
-    /// Defaults: `K = 100`, no corruption, `beta = 0.05`, SP width 0.5, a third of eps for the
-    /// preconditioner, two refinement stages.
+    /// Defaults: `K = 100`, no corruption, `beta = 0.05`, 4/7 of eps for the preconditioner (the
+    /// 1/2 : 3/8 split of the Gaussian learner, docs/calibration.md), two refinement stages.
     pub fn new(epsilon: f64) -> Self {
         PrivateCovariance {
             epsilon,
@@ -177,9 +164,10 @@ impl PrivateCovariance {
             seed: None,
             sampler: SamplerKind::Slice,
             constants: Constants::default(),
-            width: 0.5,
-            preconditioner_share: 1.0 / 3.0,
+            preconditioner: PreconditionerSettings::default(),
+            preconditioner_share: 4.0 / 7.0,
             refinement_stages: 2,
+            max_planned_error: 0.5,
         }
     }
     /// The prior `I ⪯ Sigma ⪯ K I`.
@@ -208,6 +196,17 @@ impl PrivateCovariance {
         self.preconditioner_share = share;
         self
     }
+    /// The largest planned error `|Sigma^-1/2 Sigma_hat Sigma^-1/2 - I|_F` a plan may have
+    /// (default 0.5): below it the plan is refused as having too few records.
+    pub fn max_planned_error(mut self, error: f64) -> Self {
+        self.max_planned_error = error;
+        self
+    }
+    /// The preconditioner's settings (clip, stage count, noise quantiles).
+    pub fn preconditioner_settings(mut self, settings: PreconditionerSettings) -> Self {
+        self.preconditioner = settings;
+        self
+    }
     pub fn refinement_stages(mut self, stages: usize) -> Self {
         self.refinement_stages = stages;
         self
@@ -234,15 +233,44 @@ impl PrivateCovariance {
                 self.corruption
             )));
         }
+        if !(self.max_planned_error.is_finite() && self.max_planned_error > 0.0) {
+            return Err(LearnError::InvalidSetting(format!("the largest planned error must be positive and finite, got {}", self.max_planned_error)));
+        }
         if !(self.preconditioner_share > 0.0 && self.preconditioner_share < 1.0) || self.refinement_stages == 0 {
             return Err(LearnError::InvalidSetting("the preconditioner's share must lie in (0, 1) and there must be >= 1 refinement stage".into()));
         }
         Ok(())
     }
 
-    /// The public plan for `n` records in `R^d` (no data needed).
+    /// The public plan for `n` records in `R^d` (no data needed). Refused, with the number of
+    /// records that would be accepted, when the preconditioner cannot contract or the planned
+    /// error exceeds [`PrivateCovariance::max_planned_error`].
     pub fn plan(&self, n: usize, d: usize) -> Result<CovariancePlan, LearnError> {
         self.validate()?;
+        let acceptable = |plan: &CovariancePlan| plan.refinement.last().is_some_and(|s| s.accuracy <= self.max_planned_error);
+        let refusal = match self.plan_unchecked(n, d) {
+            Ok(plan) if acceptable(&plan) => return Ok(plan),
+            Ok(plan) => format!(
+                "the planned error |Sigma^-1/2 Sigma_hat Sigma^-1/2 - I|_F <= {:.3} is above {} (the preconditioner's kappa_J = {:.1})",
+                plan.refinement.last().map_or(f64::INFINITY, |s| s.accuracy),
+                self.max_planned_error,
+                plan.preconditioner.kappa
+            ),
+            Err(LearnError::TooFewSamples(reason)) => reason,
+            Err(other) => return Err(other),
+        };
+        let needed = (1..=30)
+            .map(|k| n << k)
+            .find(|&bigger| self.plan_unchecked(bigger, d).is_ok_and(|p| acceptable(&p)))
+            .map_or("more than 2^30 times as many".to_string(), |b| format!("about {b}"));
+        Err(LearnError::TooFewSamples(format!(
+            "{refusal}: at d = {d}, K = {}, eps = {}, corruption {} the covariance needs {needed} records, got {n}",
+            self.kappa, self.epsilon, self.corruption
+        )))
+    }
+
+    /// The plan without the acceptance check.
+    fn plan_unchecked(&self, n: usize, d: usize) -> Result<CovariancePlan, LearnError> {
         let m = n / 2;
         let (mf, df) = (m as f64, d as f64);
         // beta / 4 for the projections (the clean pairs lie in their balls), the rest for the
@@ -255,25 +283,14 @@ impl PrivateCovariance {
         }
         let c = &self.constants;
         let eta0 = 2.0 * self.corruption;
-        let gamma = self.width;
-        let log_l = (mf / beta).ln();
-        let lambda = (df + 2.0 * (df * log_l).sqrt() + 2.0 * log_l) / (1.0 - gamma / 2.0);
-        let (lower, upper) = (0.5, 2.0 * self.kappa);
+        // Of the bounds' 3 beta / 4: half for the preconditioner's event, half for the refinement's.
         let eps_pre = self.preconditioner_share * self.epsilon;
-        let domain_radius = df.sqrt() * 0.5 * (upper - lower);
-        let rho_pre = 0.5 * gamma * df.sqrt();
-        let k_pre = 2.0 / eps_pre * (dim * (domain_radius / rho_pre).max(1.0).ln() + (2.0 / beta).ln());
-        let eta = (eta0 + k_pre / mf).min(0.5);
-        let stat = (dim / mf).sqrt();
-        let hi = (1.0 + gamma) / (1.0 - eta * (1.0 / eta).ln()).max(0.1);
-        let worst_case_valid = eta * lambda < 1.0 - gamma;
-        // Without a valid lower side, the domain still gives one: S0 ⪯ 2K I and Sigma ⪰ I make
-        // Sigma~ ⪰ I / (2K).
-        let lower_side = if worst_case_valid { 1.0 - (1.0 - gamma - eta * lambda) / (1.0 + stat) } else { 1.0 - 1.0 / upper };
-        let s0 = (hi - 1.0).max(lower_side);
-        // `1 - lower_side > 0` in both branches: the smallest eigenvalue of `Sigma~`.
-        let mut l = 1.0 - lower_side;
-        let preconditioner = PreconditionerPlan { epsilon: eps_pre, lambda, width: gamma, lower, upper, score_bound: k_pre, spectral_bound: s0, worst_case_valid };
+        let preconditioner = PreconditionerPlan::new(m, d, self.kappa, eps_pre, 0.5 * beta, eta0, &self.preconditioner)?;
+        let beta = 0.5 * beta;
+        let kappa = preconditioner.kappa;
+        let frame_scale = 2.0 * kappa / (kappa + 1.0);
+        let s0 = (kappa - 1.0) / (kappa + 1.0);
+        let mut l = 1.0 - s0;
         let stages = self.refinement_stages;
         let eps_j = (1.0 - self.preconditioner_share) * self.epsilon / stages as f64;
         let delta = c.slack * (dim / mf).sqrt();
@@ -306,7 +323,7 @@ impl PrivateCovariance {
             s = r.min(s);
             l = (l / upper).max(1.0 - s);
         }
-        Ok(CovariancePlan { pairs: m, pair_radius, preconditioner, refinement })
+        Ok(CovariancePlan { pairs: m, pair_radius, preconditioner, frame_scale, refinement })
     }
 
     /// Fit on `data` (one record per row; the mean need not be known).
@@ -329,21 +346,10 @@ impl PrivateCovariance {
         let mut diagnostics = Diagnostics::default();
         let mut stage_releases = Vec::with_capacity(1 + plan.refinement.len());
 
-        // Preconditioner: SP over the spectrahedron, started at the empirical second moment
-        // clipped into the domain (the start only seeds the chain).
-        let pre = &plan.preconditioner;
-        let oracle = FastSp::new(Spectral::new(&x, pre.lambda, pre.width)?);
-        let domain = Spectrahedron::new(d, pre.lower, pre.upper)?;
-        let second = x.transpose() * &x / x.nrows() as f64;
-        let eig = second.symmetric_eigen();
-        let clipped = eig.eigenvalues.map(|v| v.clamp(pre.lower * 1.01, pre.upper * 0.99));
-        let start = svec_of(&(&eig.eigenvectors * DMatrix::from_diagonal(&clipped) * eig.eigenvectors.transpose()));
-        let start = Start { score_upper: oracle.evaluate(&start)?.upper, theta: start };
-        let settings = MechanismSettings { sampler: self.sampler, ..MechanismSettings::new(pre.epsilon, start.theta.len())? };
-        let out = release(&oracle, &domain, &start, &settings, &mut rng, &mut |p| progress(0, p))?;
-        let mut sigma = matrix_of(&out.theta);
-        stage_releases.push(StageRelease { step: "preconditioner (svec)".into(), release: out.theta });
-        diagnostics.steps.push(StepDiagnostics { step: "preconditioner".into(), record: out.record });
+        // Preconditioner: the staged additive release; the refinement starts in its frame.
+        let (frame, releases) = plan.preconditioner.release(&x, &mut rng);
+        let mut sigma = frame / plan.frame_scale;
+        stage_releases.extend(releases);
 
         // Refinement: CM on lifted points, re-whitened at each stage.
         let identity = svec_of(&DMatrix::identity(d, d));
@@ -368,7 +374,7 @@ impl PrivateCovariance {
         }
         diagnostics.elapsed_s = clock.elapsed().as_secs_f64();
         let covariance = (0..d).map(|i| (0..d).map(|k| 0.5 * (sigma[(i, k)] + sigma[(k, i)])).collect()).collect();
-        let accuracy = vec![self.accuracy_bound(&plan, data.nrows(), d)];
+        let accuracy = vec![self.accuracy_bound(&plan)];
         let release = Release { estimate: covariance, epsilon: self.epsilon, delta: 0.0, plan, stage_releases, accuracy, guarantee: guarantee(self.epsilon) };
         Ok(Fit { release, diagnostics })
     }
@@ -386,29 +392,20 @@ impl PrivateCovariance {
         ]
     }
 
-    /// The final accuracy bound of `plan` (for `n` records in `R^d`) with its assumptions:
-    /// `None`, with the reason and the number of records that would give one, when the
-    /// preconditioner's worst-case bound does not hold (the refinement's bound rests on it).
-    pub fn accuracy_bound(&self, plan: &CovariancePlan, n: usize, d: usize) -> AccuracyBound {
-        let valid = plan.preconditioner.worst_case_valid;
-        let unavailable = (!valid).then(|| {
-            let needed = (1..=40)
-                .map(|k| n << k)
-                .find(|&m| self.plan(m, d).is_ok_and(|p| p.preconditioner.worst_case_valid))
-                .map_or("more than 2^40 times as many records".to_string(), |m| format!("about {m} records"));
-            format!(
-                "the spectral preconditioner's worst-case bound does not hold at n = {n}, d = {d}, eps = {}, corruption {} \
-                 (its score bound times the leverage cap is too large, MATH 2.2); it needs {needed}",
-                self.epsilon, self.corruption
-            )
-        });
+    /// The final accuracy bound of `plan` with its assumptions: the last refinement stage's
+    /// planned radius, resting on the preconditioner's event (MATH.md 5.2) and the refinement's
+    /// bounds (2.3) with the calibrated constants.
+    pub fn accuracy_bound(&self, plan: &CovariancePlan) -> AccuracyBound {
         AccuracyBound {
             metric: "|Sigma^-1/2 Sigma_hat Sigma^-1/2 - I|_F".into(),
-            bound: valid.then(|| plan.refinement.last().map_or(f64::INFINITY, |s| s.accuracy)),
+            bound: Some(plan.refinement.last().map_or(f64::INFINITY, |s| s.accuracy)),
             probability: 1.0 - self.beta,
             assumptions: self.assumptions(),
-            basis: "MATH 2.2 (preconditioner) and 2.3 (refinement) with calibrated constants (docs/calibration.md), for the exact mechanism".into(),
-            unavailable,
+            basis: format!(
+                "MATH 5.2 (staged preconditioner: Sigma ⪯ U ⪯ {:.2} Sigma) and 2.3 (refinement) with calibrated constants (docs/calibration.md), for the exact mechanism",
+                plan.preconditioner.kappa
+            ),
+            unavailable: None,
         }
     }
 }
@@ -418,25 +415,30 @@ mod tests {
     use super::*;
 
     /// Every planned refinement band is positive definite and contains the whitened truth's
-    /// guaranteed spectrum `[max(1 - s, l), 1 + s]`, also where the operator bound `s >= 1`
-    /// (d = 10, n = 20000 at eps 1.5: `s = 1.05`, where the old lower edge `(1 - s)/2` was
-    /// negative and a release with a negative eigenvalue made the next whitening overflow).
+    /// guaranteed spectrum `[max(1 - s, l), 1 + s]`, and the first stage's operator bound is
+    /// `s0 = (kappa_J - 1)/(kappa_J + 1) < 1` (the frame's arithmetic centring), over a grid that
+    /// includes plans with `kappa_J > 4` (where MATH.md 5.3's geometric centring would give
+    /// `s0 > 1`).
     #[test]
     fn refinement_bands_are_positive_definite_and_contain_the_truth() {
-        let mut wide = 0;
+        let (mut plans, mut wide) = (0, 0);
         for &(n, d) in &[(2_000, 2), (20_000, 5), (20_000, 10), (100_000, 5), (100_000, 20), (50_000, 50)] {
             for &eps in &[0.3, 1.5, 4.0] {
                 for &eta in &[0.0, 0.01, 0.05] {
-                    let Ok(plan) = PrivateCovariance::new(eps).kappa(100.0).corruption(eta).plan(n, d) else { continue };
+                    let Ok(plan) = PrivateCovariance::new(eps).kappa(100.0).corruption(eta).max_planned_error(1e9).plan(n, d) else { continue };
+                    plans += 1;
+                    let kappa = plan.preconditioner.kappa;
+                    assert!((plan.refinement[0].spectral - (kappa - 1.0) / (kappa + 1.0)).abs() < 1e-12);
+                    wide += usize::from(kappa > 4.0);
                     for st in &plan.refinement {
                         let (lo, hi) = (band_lower(st.spectral, st.lower_eigenvalue), band_upper(st.spectral));
+                        assert!(st.spectral < 1.0, "n {n} d {d} eps {eps} eta {eta}: s = {}", st.spectral);
                         assert!(lo > 0.0 && st.lower_eigenvalue > 0.0, "n {n} d {d} eps {eps} eta {eta}: band lower {lo}");
                         assert!(lo < (1.0 - st.spectral).max(st.lower_eigenvalue) && hi > 1.0 + st.spectral);
-                        wide += usize::from(st.spectral >= 1.0);
                     }
                 }
             }
         }
-        assert!(wide > 0, "the grid must include stages with s >= 1");
+        assert!(plans >= 10 && wide > 0, "the grid must include plans, some with kappa_J > 4: {plans} plans, {wide} wide");
     }
 }

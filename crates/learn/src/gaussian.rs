@@ -4,7 +4,8 @@
 //! `mu_hat = Sigma_hat^{1/2} theta`. The mean step's prior radius and widening come from the
 //! covariance's public plan, not from its release.
 //!
-//! Privacy: the eps split (default 1/4 preconditioner, 1/2 refinement, 1/4 mean) is
+//! Privacy: the eps split (default 1/2 preconditioner, 3/8 refinement, 1/8 mean, MATH.md 5.4,
+//! calibrated in docs/calibration.md) is
 //! data-independent; the mean step uses the covariance release (already private) to whiten,
 //! which is adaptive composition, so the pair is eps-DP.
 use crate::covariance::{spd_power, CovariancePlan, PrivateCovariance};
@@ -31,6 +32,8 @@ pub struct PrivateGaussian {
     sampler: SamplerKind,
     /// Share of eps for the mean step (the rest goes to the covariance).
     mean_share: f64,
+    /// Share of eps for the covariance's preconditioner (of the whole eps).
+    preconditioner_share: f64,
 }
 
 /// The estimate of a Gaussian fit.
@@ -65,10 +68,10 @@ pub struct GaussianPlan {
 }
 
 impl PrivateGaussian {
-    /// Defaults: `R = 10`, `K = 100`, no corruption, `beta = 0.05`, a quarter of eps for the
-    /// mean (and a quarter and a half for preconditioning and refinement).
+    /// Defaults: `R = 10`, `K = 100`, no corruption, `beta = 0.05`, an eighth of eps for the
+    /// mean (and a half and three eighths for preconditioning and refinement).
     pub fn new(epsilon: f64) -> Self {
-        PrivateGaussian { epsilon, radius: 10.0, kappa: 100.0, corruption: 0.0, beta: 0.05, seed: None, sampler: SamplerKind::Slice, mean_share: 0.25 }
+        PrivateGaussian { epsilon, radius: 10.0, kappa: 100.0, corruption: 0.0, beta: 0.05, seed: None, sampler: SamplerKind::Slice, mean_share: 0.125, preconditioner_share: 0.5 }
     }
     pub fn radius(mut self, radius: f64) -> Self {
         self.radius = radius;
@@ -95,13 +98,21 @@ impl PrivateGaussian {
         self
     }
 
+    /// The eps split: `preconditioner` and `mean` shares of eps (the refinement gets the rest),
+    /// both positive with a sum below 1. Default 1/2 and 1/8 (docs/calibration.md).
+    pub fn shares(mut self, preconditioner: f64, mean: f64) -> Self {
+        self.preconditioner_share = preconditioner;
+        self.mean_share = mean;
+        self
+    }
+
     fn covariance_learner(&self) -> PrivateCovariance {
         let mut c = PrivateCovariance::new((1.0 - self.mean_share) * self.epsilon)
             .kappa(self.kappa)
             .corruption(self.corruption)
             .beta(self.beta / 2.0)
             .sampler(self.sampler)
-            .preconditioner_share(1.0 / 3.0);
+            .preconditioner_share(self.preconditioner_share / (1.0 - self.mean_share));
         if let Some(s) = self.seed {
             c = c.seed(s);
         }
@@ -123,6 +134,10 @@ impl PrivateGaussian {
 
     /// Check the settings (no data needed).
     pub fn validate(&self) -> Result<(), LearnError> {
+        let (p, m) = (self.preconditioner_share, self.mean_share);
+        if !(p > 0.0 && m > 0.0 && p + m < 1.0) {
+            return Err(LearnError::InvalidSetting(format!("the eps shares must be positive with a sum below 1, got preconditioner {p}, mean {m}")));
+        }
         self.covariance_learner().validate()?;
         self.mean_learner(self.radius, 0.0).validate()
     }
@@ -157,7 +172,7 @@ impl PrivateGaussian {
         diagnostics.elapsed_s = clock.elapsed().as_secs_f64();
         let mut stage_releases = cov.release.stage_releases;
         stage_releases.extend(mean.release.stage_releases.into_iter().map(|s| StageRelease { step: format!("{} (whitened)", s.step), ..s }));
-        let accuracy = self.accuracy_bounds(&plan, n, d);
+        let accuracy = self.accuracy_bounds(&plan);
         let estimate = GaussianEstimate { mean: mu.iter().copied().collect(), covariance: cov.release.estimate };
         let release = Release { estimate, epsilon: self.epsilon, delta: 0.0, plan, stage_releases, accuracy, guarantee: guarantee(self.epsilon) };
         Ok(Fit { release, diagnostics })
@@ -168,8 +183,8 @@ impl PrivateGaussian {
     /// mean step's bound `r` in the frame of `Sigma_hat` and the covariance's planned operator
     /// error `s`: `|Sigma^-1/2 (mu_hat - mu)| <= sqrt(1 + s) r`. Both are `None` when the
     /// covariance's bound is.
-    pub fn accuracy_bounds(&self, plan: &GaussianPlan, n: usize, d: usize) -> Vec<AccuracyBound> {
-        let covariance = self.covariance_learner().accuracy_bound(&plan.covariance, n, d);
+    pub fn accuracy_bounds(&self, plan: &GaussianPlan) -> Vec<AccuracyBound> {
+        let covariance = self.covariance_learner().accuracy_bound(&plan.covariance);
         let s = plan.widening / (2.0 + plan.widening);
         let mut assumptions = self.covariance_learner().assumptions();
         assumptions.insert(1, format!("|mu| <= R = {} (the prior)", self.radius));
@@ -192,7 +207,7 @@ impl PrivateGaussian {
         // so the whitened mean has norm <= R / sqrt(1 - s), and the whitened clean covariance
         // is within `s / (1 - s)` of I on both sides; `Gamma` widens by twice that (its upper
         // side and the lower side of the covariance enter the bound, MATH.md 2.1).
-        let s = covariance.refinement.last().map_or(covariance.preconditioner.spectral_bound, |s| s.accuracy).min(0.99);
+        let s = covariance.refinement.last().map_or(1.0, |s| s.accuracy).min(0.99);
         let (whitened_radius, widening) = (self.radius / (1.0 - s).sqrt(), 2.0 * s / (1.0 - s));
         let max_radius = crate::Constants::default().max_radius;
         if whitened_radius > max_radius {

@@ -1,8 +1,11 @@
 //! Private, robust learners on the sum-of-squares exponential mechanism (MATH.md section 5).
 //!
 //! - [`mean`]: the private mean with identity covariance (5.1);
-//! - [`covariance`]: the private covariance, spectral preconditioner and Frobenius refinement
+//! - [`covariance`]: the private covariance: pairing, preconditioner and Frobenius refinement
 //!   (5.2, 5.3);
+//! - [`preconditioner`]: the staged additive preconditioner (5.2), with
+//!   [`frobenius_noise`], its noise law and operator-norm quantiles, and [`special`], the
+//!   chi-square and incomplete-gamma functions its plan needs;
 //! - [`gaussian`]: learning a Gaussian in total variation (5.4);
 //! - [`stage`]: one CM stage, shared by the mean and the refinement;
 //! - [`schedule`]: its data-independent stage plan;
@@ -12,16 +15,20 @@
 //!   diagnostics.
 pub mod covariance;
 pub mod error;
+pub mod frobenius_noise;
 pub mod gaussian;
 pub mod mean;
+pub mod preconditioner;
 pub mod projection;
 pub mod release;
 pub mod schedule;
+pub mod special;
 pub mod stage;
 
 pub use covariance::{CovarianceFit, CovariancePlan, CovarianceRelease, PrivateCovariance};
 pub use error::LearnError;
 pub use gaussian::{GaussianEstimate, GaussianFit, GaussianPlan, GaussianRelease, PrivateGaussian};
 pub use mean::{check_data, MeanFit, MeanRelease, PrivateMean};
+pub use preconditioner::{PreconditionerPlan, PreconditionerSettings};
 pub use release::{AccuracyBound, Diagnostics, Fit, NonPrivate, Release, StageRelease};
 pub use schedule::{Constants, Schedule};

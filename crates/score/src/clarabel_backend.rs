@@ -52,13 +52,18 @@ fn refined(
 }
 
 /// Solve at the first tolerance, and once more at the relaxed one if the certified bracket is
-/// too wide; error if it still is.
+/// too wide. If it still is, the narrowest certified bracket found is returned, wider than
+/// asked: its ends are still valid bounds (any primal point and any dual point certify them), and
+/// a membership query it does not decide goes to the refinement and tie rule of
+/// [`crate::membership::decide`], so a hard instance never turns into a data-dependent error.
+/// An error only when no attempt returned a finite point.
 fn solve_certified(
     settings: &ClarabelSettings,
     problem: &ConicProblem,
     certify: impl Fn(&ConicSolution) -> ScoreEval,
 ) -> Result<(ScoreEval, ConicSolution), ScoreError> {
     let mut last_status = String::new();
+    let mut best: Option<(ScoreEval, ConicSolution)> = None;
     for (tolerance, max_iter) in [(settings.tolerance, 200), (settings.relaxed_tolerance, 500)] {
         let solution = problem.solve(&SolveSettings { tolerance, max_iter, verbose: false });
         if solution.x.iter().all(|x| x.is_finite()) && solution.z.iter().all(|z| z.is_finite()) {
@@ -66,12 +71,14 @@ fn solve_certified(
             if eval.width() <= settings.accuracy {
                 return Ok((eval, solution));
             }
-            last_status = format!("{:?}, bracket width {:.3e}", solution.status, eval.width());
+            if best.as_ref().is_none_or(|(b, _)| eval.width() < b.width()) {
+                best = Some((eval, solution));
+            }
         } else {
             last_status = format!("{:?}", solution.status);
         }
     }
-    Err(ScoreError::Solver(last_status))
+    best.ok_or(ScoreError::Solver(last_status))
 }
 
 /// The dual matrix of a PSD block as a dense matrix.

@@ -33,9 +33,10 @@ pub struct LearnerArgs {
     /// Fraction eta0 of the records an adversary may have replaced, in [0, 0.5) (below 0.25
     /// for covariance and gaussian: pairing records doubles it). The release's accuracy bound
     /// accounts for it; a plan where eta0 plus the mechanism's own score bound k*/n reaches 1/2
-    /// is rejected before the data are read. The covariance's preconditioner has a worst-case
-    /// bound only while about 2 eta0 + k*/m < 1/lambda ~ 1/(2d) (MATH 2.2): beyond it the
-    /// release says its covariance bound is unavailable (null) and why.
+    /// is rejected before the data are read. The covariance's staged preconditioner (MATH 5.2)
+    /// tolerates a corruption its plan states (`tolerated_pair_corruption / 2`, about 0.5-1% at
+    /// d = 10, 1-2% at d = 2-5); above it, or when n is too small, the plan is refused before the
+    /// data are read, with the number of records it would need.
     #[arg(long, value_name = "ETA", default_value_t = 0.0, allow_negative_numbers = true)]
     pub corruption: f64,
     /// Failure probability of the accuracy guarantee, in (0, 1).
