@@ -12,7 +12,8 @@ use sosdp::learn::{LearnError, PrivateCovariance, PrivateGaussian};
 /// basis), clean (seed 0) and with 1% of the records in the covariance adversary (d) of MATH.md 6
 /// (seed 1, below the plan's tolerated corruption). Checked on both: the preconditioner's frame
 /// `U_J`, recomputed from the release alone, satisfies the plan's `Sigma ⪯ U_J ⪯ kappa_J Sigma`;
-/// every bound is a number; the eps spent sums to eps; Mahalanobis-Frobenius error <= 0.3,
+/// a bound is a number exactly when the plan's worst case holds (and then it holds); the eps
+/// spent sums to eps; Mahalanobis-Frobenius error <= 0.3,
 /// Mahalanobis mean error <= 0.2, TV bound <= 0.15
 /// (`cargo test --release --test gaussian -- --nocapture` prints the measured values).
 #[test]
@@ -45,7 +46,12 @@ fn gaussian_learner_on_ill_conditioned_gaussians() {
             fit.diagnostics.elapsed_s
         );
         assert!(relative.max() <= 1.0 && 1.0 / relative.min() <= pre.kappa, "the frame is outside the plan's bounds");
-        assert!(release.accuracy.iter().all(|b| b.bound.is_some() && b.unavailable.is_none()), "{:?}", release.accuracy);
+        // A bound is a number exactly when the plan's worst case holds, and then it holds here.
+        assert_eq!(release.accuracy[0].bound.is_some(), cov.guaranteed_error.is_some(), "{:?}", release.accuracy);
+        assert!(release.accuracy.iter().all(|b| b.bound.is_some() != b.unavailable.is_some()), "{:?}", release.accuracy);
+        if let Some(b) = release.accuracy[0].bound {
+            assert!(frob <= b, "Frobenius {frob} above the bound {b}");
+        }
         assert!(frob <= 0.3 && mean <= 0.2 && tv <= 0.15);
         let spent = pre.epsilon + cov.refinement.iter().map(|r| r.epsilon).sum::<f64>() + release.plan.mean.stages.iter().map(|s| s.epsilon).sum::<f64>();
         assert!((spent - 2.0).abs() < 1e-12, "eps spent {spent}");

@@ -15,7 +15,7 @@
 //! expectation over `X` is a Monte Carlo average over [`QuantileSettings::samples`] draws of
 //! `u` from a fixed seed (data-independent; the same table every run), the tail in `G` is
 //! exact. The quantile solves the averaged tail `= margin * p`, the margin covering the Monte
-//! Carlo error of the average. `sosdp noise-table` prints the table for any `d` and `p`.
+//! Carlo error of the average. `cargo run --release -p sosdp-eval --example noise_table` prints the table (docs/learners.md).
 use crate::special::{gamma_upper, upper_quantile};
 use nalgebra::DMatrix;
 use rand::rngs::StdRng;

@@ -34,6 +34,8 @@ pub struct PrivateGaussian {
     mean_share: f64,
     /// Share of eps for the covariance's preconditioner (of the whole eps).
     preconditioner_share: f64,
+    /// Frobenius refinement stages of the covariance.
+    refinement_stages: usize,
 }
 
 /// The estimate of a Gaussian fit.
@@ -71,7 +73,7 @@ impl PrivateGaussian {
     /// Defaults: `R = 10`, `K = 100`, no corruption, `beta = 0.05`, an eighth of eps for the
     /// mean (and a half and three eighths for preconditioning and refinement).
     pub fn new(epsilon: f64) -> Self {
-        PrivateGaussian { epsilon, radius: 10.0, kappa: 100.0, corruption: 0.0, beta: 0.05, seed: None, sampler: SamplerKind::Slice, mean_share: 0.125, preconditioner_share: 0.5 }
+        PrivateGaussian { epsilon, radius: 10.0, kappa: 100.0, corruption: 0.0, beta: 0.05, seed: None, sampler: SamplerKind::Slice, mean_share: 0.125, preconditioner_share: 0.5, refinement_stages: 2 }
     }
     pub fn radius(mut self, radius: f64) -> Self {
         self.radius = radius;
@@ -106,13 +108,20 @@ impl PrivateGaussian {
         self
     }
 
+    /// The number of Frobenius refinement stages of the covariance (default 2).
+    pub fn refinement_stages(mut self, stages: usize) -> Self {
+        self.refinement_stages = stages;
+        self
+    }
+
     fn covariance_learner(&self) -> PrivateCovariance {
         let mut c = PrivateCovariance::new((1.0 - self.mean_share) * self.epsilon)
             .kappa(self.kappa)
             .corruption(self.corruption)
             .beta(self.beta / 2.0)
             .sampler(self.sampler)
-            .preconditioner_share(self.preconditioner_share / (1.0 - self.mean_share));
+            .preconditioner_share(self.preconditioner_share / (1.0 - self.mean_share))
+            .refinement_stages(self.refinement_stages);
         if let Some(s) = self.seed {
             c = c.seed(s);
         }
@@ -172,7 +181,7 @@ impl PrivateGaussian {
         diagnostics.elapsed_s = clock.elapsed().as_secs_f64();
         let mut stage_releases = cov.release.stage_releases;
         stage_releases.extend(mean.release.stage_releases.into_iter().map(|s| StageRelease { step: format!("{} (whitened)", s.step), ..s }));
-        let accuracy = self.accuracy_bounds(&plan);
+        let accuracy = self.accuracy_bounds(&plan, n, d);
         let estimate = GaussianEstimate { mean: mu.iter().copied().collect(), covariance: cov.release.estimate };
         let release = Release { estimate, epsilon: self.epsilon, delta: 0.0, plan, stage_releases, accuracy, guarantee: guarantee(self.epsilon) };
         Ok(Fit { release, diagnostics })
@@ -181,20 +190,27 @@ impl PrivateGaussian {
     /// The accuracy bounds of `plan` (for `n` records in `R^d`) with their assumptions: the
     /// covariance's (Mahalanobis-Frobenius) and the mean's (Mahalanobis), the latter from the
     /// mean step's bound `r` in the frame of `Sigma_hat` and the covariance's planned operator
-    /// error `s`: `|Sigma^-1/2 (mu_hat - mu)| <= sqrt(1 + s) r`. Both are `None` when the
-    /// covariance's bound is.
-    pub fn accuracy_bounds(&self, plan: &GaussianPlan) -> Vec<AccuracyBound> {
-        let covariance = self.covariance_learner().accuracy_bound(&plan.covariance);
+    /// error `s`: `|Sigma^-1/2 (mu_hat - mu)| <= sqrt(1 + s) r`. The mean's holds only when the
+    /// covariance's guaranteed error is at most the `s` its widening was planned for; both are
+    /// `None` (with the reason) otherwise.
+    pub fn accuracy_bounds(&self, plan: &GaussianPlan, n: usize, d: usize) -> Vec<AccuracyBound> {
+        let covariance = self.covariance_learner().accuracy_bound(&plan.covariance, n, d);
         let s = plan.widening / (2.0 + plan.widening);
         let mut assumptions = self.covariance_learner().assumptions();
         assumptions.insert(1, format!("|mu| <= R = {} (the prior)", self.radius));
+        let covered = covariance.bound.filter(|&g| g <= s);
+        let unavailable = match (&covariance.unavailable, covariance.bound) {
+            (Some(reason), _) => Some(format!("it rests on the covariance's bound, which is unavailable: {reason}")),
+            (None, Some(g)) if g > s => Some(format!("the covariance's guaranteed error {g:.3} exceeds the {s:.3} the mean step's widening was planned for")),
+            _ => None,
+        };
         let mean = AccuracyBound {
             metric: "|Sigma^-1/2 (mu_hat - mu)|_2".into(),
-            bound: covariance.bound.map(|_| (1.0 + s).sqrt() * plan.mean.accuracy()),
+            bound: covered.map(|_| (1.0 + s).sqrt() * plan.mean.accuracy()),
             probability: 1.0 - self.beta,
             assumptions,
             basis: "the mean step's bound (MATH 5.1) in the frame of the covariance release, widened by the covariance's planned error".into(),
-            unavailable: covariance.unavailable.as_ref().map(|r| format!("it rests on the covariance's bound, which is unavailable: {r}")),
+            unavailable,
         };
         vec![covariance, mean]
     }

@@ -18,7 +18,8 @@ use sosdp_sampler::ReleaseRecord;
 /// The guarantee line of every release for a total `epsilon` (MATH.md 4.7).
 pub fn guarantee(epsilon: f64) -> String {
     format!(
-        "pure {epsilon}-differential privacy (delta = 0) of the exact exponential mechanism, with respect to replacing one record; \
+        "pure {epsilon}-differential privacy (delta = 0) of the exact mechanisms (exponential mechanisms; for a covariance, also \
+         exactly sampled Frobenius-norm noise), with respect to replacing one record; \
          the release is drawn by an approximate sampler (certified score brackets, finite Markov chains), see docs/limitations.md"
     )
 }

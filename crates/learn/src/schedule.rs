@@ -45,7 +45,9 @@ pub struct Constants {
     /// The largest covariance prior `K` (`I ⪯ Sigma ⪯ K I`) the covariance learner accepts.
     /// Measured on 6000 records of N(0, diag(1, 4, 9)) (and with a record at -1e300, with all
     /// records identical, with one at 1e12 among 20000): `K = 1e6` releases in 2-17 s; `K = 1e8`
-    /// ran past 200 s in the preconditioner (its domain `[1/2, 2K]` is that much wider).
+    /// ran past 200 s in the preconditioner (measured with the SP-mechanism preconditioner this
+    /// crate used before the staged one; the staged preconditioner's plan grows `kappa_J` with
+    /// `K`, and its worst-case bound is then null: keep `K` as small as the data allow).
     /// Default `1e6`.
     pub max_kappa: f64,
     /// Fewest stages whose final radius is within `1 + stage_tolerance` of the best.
