@@ -127,9 +127,10 @@ impl PreconditionerPlan {
         let lambda = chi_square_quantile(df, settings.clip_probability);
         let sensitivity = std::f64::consts::SQRT_2 * lambda / mf;
         let clip_bias = chi_square_upper(df + 2.0, lambda);
+        let most = settings.max_stages.max(1);
         // The unit-scale operator-norm quantile of each stage count's noise (independent of the
         // corruption, so computed once per stage count).
-        let quantiles: Vec<f64> = (1..=settings.max_stages.max(1)).map(|j| operator_norm_quantile(d, beta / (2.0 * j as f64), &settings.quantiles)).collect();
+        let quantiles: Vec<f64> = (1..=most).map(|j| operator_norm_quantile(d, beta / (2.0 * j as f64), &settings.quantiles)).collect();
         let candidate = |stages: usize, eta: f64| -> Option<PreconditionerPlan> {
             let j = stages as f64;
             let delta = (df / mf).sqrt() + (2.0 * (4.0 * j / beta).ln() / mf).sqrt();
@@ -169,9 +170,9 @@ impl PreconditionerPlan {
                 tolerated_pair_corruption: 0.0,
             })
         };
-        let counts = match settings.stages {
-            Some(j) => j.clamp(1, settings.max_stages.max(1))..=j.clamp(1, settings.max_stages.max(1)),
-            None => 1..=settings.max_stages.max(1),
+        let counts = match settings.stages.map(|j| j.clamp(1, most)) {
+            Some(j) => j..=j,
+            None => 1..=most,
         };
         let plans: Vec<PreconditionerPlan> = counts.filter_map(|j| candidate(j, eta_p)).collect();
         let smallest = plans.iter().map(|p| p.kappa).fold(f64::INFINITY, f64::min);
