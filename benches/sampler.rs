@@ -5,11 +5,11 @@
 //! is `{CM <= anchor score + d / eps}` inside the CM domain, eps = 1 (about the level the
 //! mechanism visits most, MATH.md 4.5); steps use the default line move (stepping out and
 //! shrinkage on membership answers).
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use rand::rngs::StdRng;
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use rand::SeedableRng;
+use rand::rngs::StdRng;
 use sosdp::cli::bench::ScoreInstance;
-use sosdp::learn::stage::{run_cm_stage, CmStage};
+use sosdp::learn::stage::{CmStage, run_cm_stage};
 use sosdp::sampler::hit_and_run::step;
 use sosdp::sampler::level_body::LevelBody;
 use sosdp::sampler::{Directions, Ellipsoid, LineMove, SamplerKind};
@@ -22,9 +22,19 @@ fn bench_step(c: &mut Criterion) {
     for &(n, d) in &[(2000, 5), (2000, 10)] {
         let instance = ScoreInstance::new(n, d, 1).unwrap();
         let oracle = FastCm::new(instance.problem.clone());
-        let domain = Ellipsoid::new(instance.problem.centre().as_slice().to_vec(), instance.problem.gamma()).unwrap();
+        let domain = Ellipsoid::new(
+            instance.problem.centre().as_slice().to_vec(),
+            instance.problem.gamma(),
+        )
+        .unwrap();
         let level = instance.anchor.eval.upper + d as f64;
-        let body = LevelBody::new(&oracle, &domain, level, instance.radius, LineMove::Shrinkage);
+        let body = LevelBody::new(
+            &oracle,
+            &domain,
+            level,
+            instance.radius,
+            LineMove::Shrinkage,
+        );
         let mut x = instance.anchor.theta.clone();
         let mut rng = StdRng::seed_from_u64(2);
         group.bench_function(BenchmarkId::from_parameter(format!("n{n}_D{d}")), |b| {
@@ -41,11 +51,24 @@ fn bench_release(c: &mut Criterion) {
         let instance = ScoreInstance::new(n, d, 3).unwrap();
         let centre = instance.problem.centre().as_slice().to_vec();
         // Gamma of the instance is a multiple of the identity.
-        let stage = CmStage { centre: &centre, radius: 0.5, gamma: instance.problem.gamma()[(0, 0)], epsilon: 1.0, sampler: SamplerKind::Slice };
+        let stage = CmStage {
+            centre: &centre,
+            radius: 0.5,
+            gamma: instance.problem.gamma()[(0, 0)],
+            epsilon: 1.0,
+            sampler: SamplerKind::Slice,
+        };
         let mut rng = StdRng::seed_from_u64(4);
-        group.bench_function(BenchmarkId::from_parameter(format!("slice_n{n}_d{d}")), |b| {
-            b.iter(|| black_box(run_cm_stage(&instance.data, &stage, None, &mut rng, &mut |_| {}).unwrap()))
-        });
+        group.bench_function(
+            BenchmarkId::from_parameter(format!("slice_n{n}_d{d}")),
+            |b| {
+                b.iter(|| {
+                    black_box(
+                        run_cm_stage(&instance.data, &stage, None, &mut rng, &mut |_| {}).unwrap(),
+                    )
+                })
+            },
+        );
     }
     group.finish();
 }

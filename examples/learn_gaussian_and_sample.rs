@@ -20,8 +20,8 @@
 //! clean, seed 0: about 30 s in release (d = 2, n = 8000: about 9 s). With a fixed seed the run is reproducible; a published release should use fresh
 //! randomness (leave out `.seed(..)`).
 use nalgebra::{DMatrix, DVector};
-use rand::rngs::StdRng;
 use rand::SeedableRng;
+use rand::rngs::StdRng;
 use rand_distr::{Distribution, StandardNormal};
 use sosdp::eval::{covariance_sample, frobenius_error, mahalanobis_error, tv_bound};
 use sosdp::learn::PrivateGaussian;
@@ -41,19 +41,38 @@ fn print_matrix(label: &str, m: &DMatrix<f64>) {
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let num = |k: usize, default: f64| -> f64 {
-        args.get(k).map_or(default, |a| a.parse().unwrap_or_else(|_| panic!("argument {}: '{a}' is not a number", k + 1)))
+        args.get(k).map_or(default, |a| {
+            a.parse()
+                .unwrap_or_else(|_| panic!("argument {}: '{a}' is not a number", k + 1))
+        })
     };
-    let (d, n, eps, cond, eta, seed) = (num(0, 3.0) as usize, num(1, 12000.0) as usize, num(2, 2.0), num(3, 20.0), num(4, 0.0), num(5, 0.0) as u64);
+    let (d, n, eps, cond, eta, seed) = (
+        num(0, 3.0) as usize,
+        num(1, 12000.0) as usize,
+        num(2, 2.0),
+        num(3, 20.0),
+        num(4, 0.0),
+        num(5, 0.0) as u64,
+    );
     let (radius, kappa) = (10.0, 100.0);
 
     // 1. Synthetic data with a known truth.
     let mut rng = StdRng::seed_from_u64(seed);
     let s = covariance_sample(&mut rng, n, d, 5.0, cond, eta);
-    println!("data    : n = {n} records in R^{d} of N(mu, Sigma), |mu| = 5, condition number {cond}, {:.1}% corrupted", 100.0 * eta);
-    println!("learner : eps = {eps} (pure DP, delta = 0), |mu| <= R = {radius}, I ⪯ Sigma ⪯ {kappa} I, corruption bound {eta}, seed {seed}");
+    println!(
+        "data    : n = {n} records in R^{d} of N(mu, Sigma), |mu| = 5, condition number {cond}, {:.1}% corrupted",
+        100.0 * eta
+    );
+    println!(
+        "learner : eps = {eps} (pure DP, delta = 0), |mu| <= R = {radius}, I ⪯ Sigma ⪯ {kappa} I, corruption bound {eta}, seed {seed}"
+    );
 
     // 2. The private fit.
-    let learner = PrivateGaussian::new(eps).radius(radius).kappa(kappa).corruption(eta).seed(seed);
+    let learner = PrivateGaussian::new(eps)
+        .radius(radius)
+        .kappa(kappa)
+        .corruption(eta)
+        .seed(seed);
     let fit = match learner.fit(&s.data) {
         Ok(fit) => fit,
         Err(e) => {
@@ -71,24 +90,51 @@ fn main() {
     print_matrix("true covariance", &s.covariance);
     print_matrix("private covariance", &sigma_hat);
     println!();
-    println!("errors  : |Sigma^-1/2 (mu_hat - mu)|            = {:.4}", mahalanobis_error(&mu_hat, &s.mean, &s.covariance));
-    println!("          |Sigma^-1/2 Sigma_hat Sigma^-1/2 - I|_F = {:.4}", frobenius_error(&sigma_hat, &s.covariance));
-    println!("          TV(N(mu, Sigma), N(mu_hat, Sigma_hat)) <= {:.4} (Pinsker)", tv_bound(&s.mean, &s.covariance, &mu_hat, &sigma_hat));
+    println!(
+        "errors  : |Sigma^-1/2 (mu_hat - mu)|            = {:.4}",
+        mahalanobis_error(&mu_hat, &s.mean, &s.covariance)
+    );
+    println!(
+        "          |Sigma^-1/2 Sigma_hat Sigma^-1/2 - I|_F = {:.4}",
+        frobenius_error(&sigma_hat, &s.covariance)
+    );
+    println!(
+        "          TV(N(mu, Sigma), N(mu_hat, Sigma_hat)) <= {:.4} (Pinsker)",
+        tv_bound(&s.mean, &s.covariance, &mu_hat, &sigma_hat)
+    );
     println!(
         "eps     : {} = {:.3} preconditioner + {:.3} refinement + {:.3} mean; preconditioner: Sigma ⪯ U ⪯ {:.2} Sigma",
         release.epsilon,
         cov_plan.preconditioner.epsilon,
         cov_plan.refinement.iter().map(|r| r.epsilon).sum::<f64>(),
-        release.plan.mean.stages.iter().map(|st| st.epsilon).sum::<f64>(),
+        release
+            .plan
+            .mean
+            .stages
+            .iter()
+            .map(|st| st.epsilon)
+            .sum::<f64>(),
         cov_plan.preconditioner.kappa
     );
     for bound in &release.accuracy {
         match bound.bound {
-            Some(b) => println!("bound   : {} <= {b:.4} with probability {} (assumes: {})", bound.metric, bound.probability, bound.assumptions.join("; ")),
-            None => println!("bound   : {}: unavailable ({})", bound.metric, bound.unavailable.as_deref().unwrap_or("")),
+            Some(b) => println!(
+                "bound   : {} <= {b:.4} with probability {} (assumes: {})",
+                bound.metric,
+                bound.probability,
+                bound.assumptions.join("; ")
+            ),
+            None => println!(
+                "bound   : {}: unavailable ({})",
+                bound.metric,
+                bound.unavailable.as_deref().unwrap_or("")
+            ),
         }
     }
-    println!("time    : {:.1} s (fit; not private)", fit.diagnostics.elapsed_s);
+    println!(
+        "time    : {:.1} s (fit; not private)",
+        fit.diagnostics.elapsed_s
+    );
 
     // 3. Synthetic records from N(mu_hat, Sigma_hat): x = mu_hat + L g, Sigma_hat = L L^T.
     let l = match sigma_hat.clone().cholesky() {

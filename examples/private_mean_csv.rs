@@ -19,10 +19,10 @@
 //!
 //! The example fixes a seed (default 1) so that runs are reproducible; a release you publish
 //! should use fresh OS randomness: leave out `.seed(..)`.
-use rand::rngs::StdRng;
 use rand::SeedableRng;
+use rand::rngs::StdRng;
 use sosdp::eval::synthetic::CorruptedSample;
-use sosdp::eval::{l2_error, Adversary};
+use sosdp::eval::{Adversary, l2_error};
 use sosdp::learn::PrivateMean;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -43,11 +43,22 @@ struct Args {
 }
 
 fn parse_args() -> Result<Args, String> {
-    let mut args = Args { path: None, write_sample: None, epsilon: 1.0, radius: 10.0, corruption: None, seed: 1, header: false };
+    let mut args = Args {
+        path: None,
+        write_sample: None,
+        epsilon: 1.0,
+        radius: 10.0,
+        corruption: None,
+        seed: 1,
+        header: false,
+    };
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
         let mut value = |name: &str| it.next().ok_or_else(|| format!("{name} needs a value"));
-        let number = |name: &str, v: String| v.parse::<f64>().map_err(|_| format!("{name}: '{v}' is not a number"));
+        let number = |name: &str, v: String| {
+            v.parse::<f64>()
+                .map_err(|_| format!("{name}: '{v}' is not a number"))
+        };
         match a.as_str() {
             "--epsilon" => args.epsilon = number("--epsilon", value("--epsilon")?)?,
             "--radius" => args.radius = number("--radius", value("--radius")?)?,
@@ -72,8 +83,18 @@ fn parse_args() -> Result<Args, String> {
 /// The synthetic corrupted dataset, written as CSV with a header row.
 fn write_sample(path: &Path) -> std::io::Result<()> {
     let mut rng = StdRng::seed_from_u64(2023);
-    let adversary = Adversary::ShiftedCluster { distance: 5.0, axis: 0, spread: 0.1 };
-    let sample = CorruptedSample::identity_covariance(&mut rng, SAMPLE_N, &SAMPLE_MEAN, SAMPLE_CORRUPTION, &adversary);
+    let adversary = Adversary::ShiftedCluster {
+        distance: 5.0,
+        axis: 0,
+        spread: 0.1,
+    };
+    let sample = CorruptedSample::identity_covariance(
+        &mut rng,
+        SAMPLE_N,
+        &SAMPLE_MEAN,
+        SAMPLE_CORRUPTION,
+        &adversary,
+    );
     let mut out = std::io::BufWriter::new(std::fs::File::create(path)?);
     writeln!(out, "x1,x2,x3")?;
     for row in sample.data.row_iter() {
@@ -91,32 +112,56 @@ fn run() -> Result<(), String> {
     let args = parse_args()?;
     if let Some(path) = &args.write_sample {
         write_sample(path).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-        println!("wrote {SAMPLE_N} records of N({SAMPLE_MEAN:?}, I_3), {:.0}% in a cluster at distance 5, to {}", 100.0 * SAMPLE_CORRUPTION, path.display());
+        println!(
+            "wrote {SAMPLE_N} records of N({SAMPLE_MEAN:?}, I_3), {:.0}% in a cluster at distance 5, to {}",
+            100.0 * SAMPLE_CORRUPTION,
+            path.display()
+        );
         return Ok(());
     }
     let (path, synthetic) = match &args.path {
         Some(p) => (p.clone(), false),
         None => {
-            let p = std::env::temp_dir().join(format!("sosdp_private_mean_{}.csv", std::process::id()));
+            let p =
+                std::env::temp_dir().join(format!("sosdp_private_mean_{}.csv", std::process::id()));
             write_sample(&p).map_err(|e| format!("cannot write {}: {e}", p.display()))?;
-            println!("no CSV given: wrote the synthetic sample ({SAMPLE_N} records of N({SAMPLE_MEAN:?}, I_3), 5% corrupted) to {}", p.display());
+            println!(
+                "no CSV given: wrote the synthetic sample ({SAMPLE_N} records of N({SAMPLE_MEAN:?}, I_3), 5% corrupted) to {}",
+                p.display()
+            );
             (p, true)
         }
     };
-    let corruption = args.corruption.unwrap_or(if synthetic { SAMPLE_CORRUPTION } else { 0.0 });
+    let corruption = args
+        .corruption
+        .unwrap_or(if synthetic { SAMPLE_CORRUPTION } else { 0.0 });
 
-    let data = sosdp::cli::input::read_matrix(&path, sosdp::cli::input::Header::data(synthetic || args.header)).map_err(|e| e.to_string())?;
+    let data = sosdp::cli::input::read_matrix(
+        &path,
+        sosdp::cli::input::Header::data(synthetic || args.header),
+    )
+    .map_err(|e| e.to_string())?;
     if synthetic {
         let _ = std::fs::remove_file(&path);
     }
     let (n, d) = data.shape();
     println!("data    : {n} records in R^{d} from {}", path.display());
-    println!("learner : eps = {} (pure DP, delta = 0), |mu| <= R = {}, corruption bound {corruption}, seed {}", args.epsilon, args.radius, args.seed);
+    println!(
+        "learner : eps = {} (pure DP, delta = 0), |mu| <= R = {}, corruption bound {corruption}, seed {}",
+        args.epsilon, args.radius, args.seed
+    );
 
-    let learner = PrivateMean::new(args.epsilon).radius(args.radius).corruption(corruption).seed(args.seed);
+    let learner = PrivateMean::new(args.epsilon)
+        .radius(args.radius)
+        .corruption(corruption)
+        .seed(args.seed);
     // The plan is public: it depends on (n, d, eps, R, corruption, beta) only, not on the data.
     let plan = learner.plan(n, d).map_err(|e| e.to_string())?;
-    println!("plan    : {} stage(s), final accuracy bound {:.4}", plan.stages.len(), plan.accuracy());
+    println!(
+        "plan    : {} stage(s), final accuracy bound {:.4}",
+        plan.stages.len(),
+        plan.accuracy()
+    );
 
     let mut current = usize::MAX;
     let fit = learner
@@ -132,13 +177,27 @@ fn run() -> Result<(), String> {
     let release = &fit.release;
     println!("estimate: {:?}", rounded(&release.estimate));
     if synthetic {
-        println!("error   : |mu_hat - mu| = {:.4} (mu = {SAMPLE_MEAN:?})", l2_error(&release.estimate, &SAMPLE_MEAN));
+        println!(
+            "error   : |mu_hat - mu| = {:.4} (mu = {SAMPLE_MEAN:?})",
+            l2_error(&release.estimate, &SAMPLE_MEAN)
+        );
     }
     println!();
     println!("per-stage plan (public) and releases:");
-    println!("  {:>5} {:>7} {:>8} {:>8} {:>11} {:>9}   centre -> release", "stage", "eps", "radius", "Gamma/I", "score bound", "accuracy");
-    let centres = std::iter::once(vec![0.0; release.estimate.len()]).chain(release.stage_releases.iter().map(|r| r.release.clone()));
-    for (j, ((s, r), centre)) in release.plan.stages.iter().zip(&release.stage_releases).zip(centres).enumerate() {
+    println!(
+        "  {:>5} {:>7} {:>8} {:>8} {:>11} {:>9}   centre -> release",
+        "stage", "eps", "radius", "Gamma/I", "score bound", "accuracy"
+    );
+    let centres = std::iter::once(vec![0.0; release.estimate.len()])
+        .chain(release.stage_releases.iter().map(|r| r.release.clone()));
+    for (j, ((s, r), centre)) in release
+        .plan
+        .stages
+        .iter()
+        .zip(&release.stage_releases)
+        .zip(centres)
+        .enumerate()
+    {
         println!(
             "  {:>5} {:>7.4} {:>8.4} {:>8.4} {:>11.1} {:>9.4}   {:?} -> {:?}",
             j + 1,
@@ -152,7 +211,10 @@ fn run() -> Result<(), String> {
         );
     }
     let spent: f64 = release.plan.stages.iter().map(|s| s.epsilon).sum();
-    println!("eps     : {spent} spent of {} (sum over stages), delta = {}", release.epsilon, release.delta);
+    println!(
+        "eps     : {spent} spent of {} (sum over stages), delta = {}",
+        release.epsilon, release.delta
+    );
     println!("time    : {:.1} s (not private)", fit.diagnostics.elapsed_s);
     Ok(())
 }

@@ -2,8 +2,8 @@
 //! against the baselines, input validation (the neighbouring-dataset privacy check is in
 //! tests/privacy.rs, against the exact law).
 use nalgebra::DMatrix;
-use rand::rngs::StdRng;
 use rand::SeedableRng;
+use rand::rngs::StdRng;
 use sosdp::eval::{Adversary, ClippedLaplaceMean, CorruptedSample, MeanEstimator};
 use sosdp::learn::{LearnError, PrivateMean};
 
@@ -11,7 +11,17 @@ fn sample(seed: u64, n: usize, d: usize, eta: f64, distance: f64) -> CorruptedSa
     let mut rng = StdRng::seed_from_u64(seed);
     let mut mean = vec![0.0; d];
     mean[d - 1] = 3.0;
-    CorruptedSample::identity_covariance(&mut rng, n, &mean, eta, &Adversary::ShiftedCluster { distance, axis: 0, spread: 0.1 })
+    CorruptedSample::identity_covariance(
+        &mut rng,
+        n,
+        &mean,
+        eta,
+        &Adversary::ShiftedCluster {
+            distance,
+            axis: 0,
+            spread: 0.1,
+        },
+    )
 }
 
 use sosdp::eval::l2_error as error;
@@ -22,12 +32,31 @@ fn plain_mean(x: &DMatrix<f64>) -> Vec<f64> {
 
 #[test]
 fn plans_are_public_and_shrink() {
-    for (n, d, eta) in [(20000, 10, 0.0), (20000, 10, 0.05), (2000, 2, 0.05), (50000, 50, 0.05)] {
-        let plan = PrivateMean::new(1.0).radius(10.0).corruption(eta).plan(n, d).unwrap();
-        println!("n {n} d {d} eta {eta}: delta_n {:.3}, stages {:?}", plan.delta_n, plan.stages.iter().map(|s| (s.radius, s.score_bound, s.accuracy)).collect::<Vec<_>>());
+    for (n, d, eta) in [
+        (20000, 10, 0.0),
+        (20000, 10, 0.05),
+        (2000, 2, 0.05),
+        (50000, 50, 0.05),
+    ] {
+        let plan = PrivateMean::new(1.0)
+            .radius(10.0)
+            .corruption(eta)
+            .plan(n, d)
+            .unwrap();
+        println!(
+            "n {n} d {d} eta {eta}: delta_n {:.3}, stages {:?}",
+            plan.delta_n,
+            plan.stages
+                .iter()
+                .map(|s| (s.radius, s.score_bound, s.accuracy))
+                .collect::<Vec<_>>()
+        );
         assert!(plan.accuracy() < 10.0);
     }
-    assert!(matches!(PrivateMean::new(1.0).plan(20, 10), Err(LearnError::TooFewSamples(_))));
+    assert!(matches!(
+        PrivateMean::new(1.0).plan(20, 10),
+        Err(LearnError::TooFewSamples(_))
+    ));
 }
 
 /// d = 2, n = 2000, eps = 1, R = 10, 5% of the records in a tight cluster at distance 30:
@@ -38,11 +67,31 @@ fn accurate_on_corrupted_gaussians_in_low_dimension() {
     let d = 2;
     for seed in 0..3 {
         let s = sample(seed, 2000, d, 0.05, 30.0);
-        let fit = PrivateMean::new(1.0).radius(10.0).corruption(0.05).seed(seed).fit(&s.data).unwrap();
-        let (e, plain) = (error(&fit.release.estimate, &s.mean), error(&plain_mean(&s.data), &s.mean));
-        let laplace = error(&ClippedLaplaceMean::for_prior(1.0, 10.0, 2000, d).estimate(&s.data, seed).unwrap(), &s.mean);
-        println!("seed {seed}: error {e:.3} (plain mean {plain:.3}, clipped Laplace {laplace:.3}), {:.1} s, {} stages", fit.diagnostics.elapsed_s, fit.release.plan.stages.len());
-        assert!(e <= 0.75 && e < plain && e < laplace, "seed {seed}: error {e}, plain mean {plain}, clipped Laplace {laplace}");
+        let fit = PrivateMean::new(1.0)
+            .radius(10.0)
+            .corruption(0.05)
+            .seed(seed)
+            .fit(&s.data)
+            .unwrap();
+        let (e, plain) = (
+            error(&fit.release.estimate, &s.mean),
+            error(&plain_mean(&s.data), &s.mean),
+        );
+        let laplace = error(
+            &ClippedLaplaceMean::for_prior(1.0, 10.0, 2000, d)
+                .estimate(&s.data, seed)
+                .unwrap(),
+            &s.mean,
+        );
+        println!(
+            "seed {seed}: error {e:.3} (plain mean {plain:.3}, clipped Laplace {laplace:.3}), {:.1} s, {} stages",
+            fit.diagnostics.elapsed_s,
+            fit.release.plan.stages.len()
+        );
+        assert!(
+            e <= 0.75 && e < plain && e < laplace,
+            "seed {seed}: error {e}, plain mean {plain}, clipped Laplace {laplace}"
+        );
         let spent: f64 = fit.release.plan.stages.iter().map(|s| s.epsilon).sum();
         assert!((spent - 1.0).abs() < 1e-12);
     }
@@ -51,11 +100,29 @@ fn accurate_on_corrupted_gaussians_in_low_dimension() {
 #[test]
 fn bad_input_is_rejected_before_any_computation() {
     let x = DMatrix::from_row_slice(3, 1, &[1.0, f64::NAN, 2.0]);
-    assert!(matches!(PrivateMean::new(1.0).fit(&x), Err(LearnError::NonFinite { row: 1, column: 0 })));
+    assert!(matches!(
+        PrivateMean::new(1.0).fit(&x),
+        Err(LearnError::NonFinite { row: 1, column: 0 })
+    ));
     let ok = DMatrix::from_element(100, 1, 0.5);
-    assert!(matches!(PrivateMean::new(0.0).fit(&ok), Err(LearnError::Epsilon(_))));
-    assert!(matches!(PrivateMean::new(1.0).radius(-1.0).fit(&ok), Err(LearnError::Radius(_))));
-    assert!(matches!(PrivateMean::new(1.0).corruption(0.5).fit(&ok), Err(LearnError::Corruption(_))));
-    assert!(matches!(PrivateMean::new(1.0).beta(1.0).fit(&ok), Err(LearnError::Beta(_))));
-    assert!(matches!(PrivateMean::new(1.0).fit(&DMatrix::zeros(0, 2)), Err(LearnError::EmptyData)));
+    assert!(matches!(
+        PrivateMean::new(0.0).fit(&ok),
+        Err(LearnError::Epsilon(_))
+    ));
+    assert!(matches!(
+        PrivateMean::new(1.0).radius(-1.0).fit(&ok),
+        Err(LearnError::Radius(_))
+    ));
+    assert!(matches!(
+        PrivateMean::new(1.0).corruption(0.5).fit(&ok),
+        Err(LearnError::Corruption(_))
+    ));
+    assert!(matches!(
+        PrivateMean::new(1.0).beta(1.0).fit(&ok),
+        Err(LearnError::Beta(_))
+    ));
+    assert!(matches!(
+        PrivateMean::new(1.0).fit(&DMatrix::zeros(0, 2)),
+        Err(LearnError::EmptyData)
+    ));
 }

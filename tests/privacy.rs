@@ -7,8 +7,8 @@
 //! neighbouring datasets, checks the binned privacy loss, exact and empirical, and shows that
 //! its goodness-of-fit test rejects a learner that samples at eps instead of eps/2.
 use nalgebra::DMatrix;
-use rand::rngs::StdRng;
 use rand::SeedableRng;
+use rand::rngs::StdRng;
 use sosdp::eval::{Adversary, CorruptedSample};
 use sosdp::learn::projection::project_rows;
 use sosdp::learn::{Constants, PrivateMean};
@@ -17,17 +17,35 @@ use std::time::Instant;
 
 #[path = "../crates/sampler/tests/common/mod.rs"]
 mod common;
-use common::exact_law::{binned, cell_cdf, chi2_quantile, chi2_sf, chi_square, exact_cell_law, histogram, largest_log_ratio, noncentral_chi2_sf, noncentrality};
+use common::exact_law::{
+    binned, cell_cdf, chi_square, chi2_quantile, chi2_sf, exact_cell_law, histogram,
+    largest_log_ratio, noncentral_chi2_sf, noncentrality,
+};
 use common::{ks_one, ks_p_value};
 
 // ----- the learner's single stage and its exact law ----------------------------------------
 
 /// The single stage's score, on records projected as the learner projects them, at the
 /// midpoints of `cells` equal cells of `[-radius, radius]`.
-fn stage_scores(data: &DMatrix<f64>, radius: f64, gamma: f64, projection_radius: f64, cells: usize) -> (Vec<f64>, f64) {
+fn stage_scores(
+    data: &DMatrix<f64>,
+    radius: f64,
+    gamma: f64,
+    projection_radius: f64,
+    cells: usize,
+) -> (Vec<f64>, f64) {
     let projected = project_rows(data, &[0.0], projection_radius);
-    let oracle = FastCm::new(CertifiedMean::new(&projected, &[0.0], &DMatrix::from_element(1, 1, gamma)).unwrap());
-    let scores = (0..cells).map(|c| oracle.evaluate(&[radius * (-1.0 + (c as f64 + 0.5) * 2.0 / cells as f64)]).unwrap().score).collect();
+    let oracle = FastCm::new(
+        CertifiedMean::new(&projected, &[0.0], &DMatrix::from_element(1, 1, gamma)).unwrap(),
+    );
+    let scores = (0..cells)
+        .map(|c| {
+            oracle
+                .evaluate(&[radius * (-1.0 + (c as f64 + 0.5) * 2.0 / cells as f64)])
+                .unwrap()
+                .score
+        })
+        .collect();
     (scores, oracle.max_score())
 }
 
@@ -38,7 +56,21 @@ fn learner_draws(learner: &PrivateMean, data: &DMatrix<f64>, count: usize, seed:
     std::thread::scope(|scope| {
         let parts: Vec<_> = [(0, half), (half, count)]
             .into_iter()
-            .map(|(a, b)| scope.spawn(move || (a..b).map(|k| learner.clone().seed(seed + k as u64).fit(data).unwrap().release.estimate[0]).collect::<Vec<f64>>()))
+            .map(|(a, b)| {
+                scope.spawn(move || {
+                    (a..b)
+                        .map(|k| {
+                            learner
+                                .clone()
+                                .seed(seed + k as u64)
+                                .fit(data)
+                                .unwrap()
+                                .release
+                                .estimate[0]
+                        })
+                        .collect::<Vec<f64>>()
+                })
+            })
             .collect();
         parts.into_iter().flat_map(|h| h.join().unwrap()).collect()
     })
@@ -82,26 +114,53 @@ fn single_stage_private_mean_matches_its_exact_law_and_is_epsilon_private() {
     let clock = Instant::now();
     let (epsilon, prior, n) = (2.0, 1.0, 40);
     let (bins, cells, offsets, count, broken_count) = (20, 4000, 1000, 2000, 1000);
-    let single = Constants { max_stages: 1, ..Constants::default() };
-    let learner = PrivateMean::new(epsilon).radius(prior).constants(single.clone());
+    let single = Constants {
+        max_stages: 1,
+        ..Constants::default()
+    };
+    let learner = PrivateMean::new(epsilon)
+        .radius(prior)
+        .constants(single.clone());
     let plan = learner.plan(n, 1).unwrap();
-    assert_eq!(plan.stages.len(), 1, "the plan must have one stage: {plan:?}");
+    assert_eq!(
+        plan.stages.len(),
+        1,
+        "the plan must have one stage: {plan:?}"
+    );
     let stage = &plan.stages[0];
     let (radius, gamma, projection) = (stage.radius, stage.gamma, stage.projection_radius);
     assert!((stage.epsilon - epsilon).abs() < 1e-12 && (radius - prior).abs() < 1e-12);
     // The domain is the ball: the CM ellipsoid {theta^2 <= gamma} contains [-radius, radius].
     assert!(gamma.sqrt() > radius);
     // The learner without the halving: the same plan at twice the eps.
-    let broken_learner = PrivateMean::new(2.0 * epsilon).radius(prior).constants(single);
+    let broken_learner = PrivateMean::new(2.0 * epsilon)
+        .radius(prior)
+        .constants(single);
     let broken_plan = broken_learner.plan(n, 1).unwrap();
     assert_eq!(broken_plan.stages.len(), 1);
     let b = &broken_plan.stages[0];
-    assert!(b.radius == radius && b.gamma == gamma && b.projection_radius == projection, "the broken variant's plan differs beyond eps");
+    assert!(
+        b.radius == radius && b.gamma == gamma && b.projection_radius == projection,
+        "the broken variant's plan differs beyond eps"
+    );
     println!("plan: radius {radius}, gamma {gamma:.3}, projection radius {projection:.3}");
 
-    let y = CorruptedSample::identity_covariance(&mut StdRng::seed_from_u64(5), n, &[0.3], 0.1, &Adversary::ShiftedCluster { distance: 3.0, axis: 0, spread: 0.1 }).data;
+    let y = CorruptedSample::identity_covariance(
+        &mut StdRng::seed_from_u64(5),
+        n,
+        &[0.3],
+        0.1,
+        &Adversary::ShiftedCluster {
+            distance: 3.0,
+            axis: 0,
+            spread: 0.1,
+        },
+    )
+    .data;
     let mut y2 = y.clone();
-    let k = (0..n).max_by(|&a, &b| y[(a, 0)].total_cmp(&y[(b, 0)])).unwrap();
+    let k = (0..n)
+        .max_by(|&a, &b| y[(a, 0)].total_cmp(&y[(b, 0)]))
+        .unwrap();
     y2[(k, 0)] = -1e6;
 
     let (mut exact, mut exact_broken, mut cell_laws) = (vec![], vec![], vec![]);
@@ -109,13 +168,22 @@ fn single_stage_private_mean_matches_its_exact_law_and_is_epsilon_private() {
         let (scores, max_score) = stage_scores(data, radius, gamma, projection, cells);
         let law = exact_cell_law(&scores, max_score, 0.5 * epsilon, offsets);
         let (coarse_scores, _) = stage_scores(data, radius, gamma, projection, cells / 2);
-        let coarse = binned(&exact_cell_law(&coarse_scores, max_score, 0.5 * epsilon, offsets / 4), bins);
+        let coarse = binned(
+            &exact_cell_law(&coarse_scores, max_score, 0.5 * epsilon, offsets / 4),
+            bins,
+        );
         let fine = binned(&law, bins);
         for (a, b) in fine.iter().zip(&coarse) {
-            assert!((a - b).abs() < 1e-4 && (a.ln() - b.ln()).abs() < 0.01, "quadrature not converged: {a} against {b}");
+            assert!(
+                (a - b).abs() < 1e-4 && (a.ln() - b.ln()).abs() < 0.01,
+                "quadrature not converged: {a} against {b}"
+            );
         }
         exact.push(fine);
-        exact_broken.push(binned(&exact_cell_law(&scores, max_score, epsilon, offsets), bins));
+        exact_broken.push(binned(
+            &exact_cell_law(&scores, max_score, epsilon, offsets),
+            bins,
+        ));
         cell_laws.push(law);
     }
     let width = 2.0 * radius / bins as f64;
@@ -135,61 +203,130 @@ fn single_stage_private_mean_matches_its_exact_law_and_is_epsilon_private() {
     let (worst, worst_bin) = largest_log_ratio(&exact[0], &exact[1], 0.0);
     let (visible, visible_bin) = largest_log_ratio(&exact[0], &exact[1], 0.01);
     let (broken_worst, broken_bin) = largest_log_ratio(&exact_broken[0], &exact_broken[1], 1e-3);
-    println!("exact largest |log ratio| {worst:.3} (bin {worst_bin}), {visible:.3} on bins with >= 1% mass (bin {visible_bin}); without halving {broken_worst:.3} (bin {broken_bin}, >= 0.1% mass); eps = {epsilon}; quadrature {:.1} s", clock.elapsed().as_secs_f64());
-    assert!(worst <= epsilon, "the exact single-stage mechanism exceeds eps: {worst}");
+    println!(
+        "exact largest |log ratio| {worst:.3} (bin {worst_bin}), {visible:.3} on bins with >= 1% mass (bin {visible_bin}); without halving {broken_worst:.3} (bin {broken_bin}, >= 0.1% mass); eps = {epsilon}; quadrature {:.1} s",
+        clock.elapsed().as_secs_f64()
+    );
+    assert!(
+        worst <= epsilon,
+        "the exact single-stage mechanism exceeds eps: {worst}"
+    );
     // The finest events: single grid cells (width 5e-4 of the domain's diameter).
     let (pointwise, _) = largest_log_ratio(&cell_laws[0], &cell_laws[1], 0.0);
     println!("exact largest |log ratio| over single cells: {pointwise:.3}");
-    assert!(pointwise <= epsilon, "the exact mechanism exceeds eps on a cell: {pointwise}");
-    assert!(visible >= epsilon / 3.0, "vacuous: the exact log ratio {visible} is below eps/3");
+    assert!(
+        pointwise <= epsilon,
+        "the exact mechanism exceeds eps on a cell: {pointwise}"
+    );
+    assert!(
+        visible >= epsilon / 3.0,
+        "vacuous: the exact log ratio {visible} is below eps/3"
+    );
 
-    let draws = [learner_draws(&learner, &y, count, 0), learner_draws(&learner, &y2, count, 100_000)];
+    let draws = [
+        learner_draws(&learner, &y, count, 0),
+        learner_draws(&learner, &y2, count, 100_000),
+    ];
     println!("{} fits: {:.1} s", 2 * count, clock.elapsed().as_secs_f64());
     let alpha = 1e-3;
     for (k, xs) in draws.iter().enumerate() {
-        assert!(xs.iter().all(|x| x.abs() <= radius), "a release outside the domain");
+        assert!(
+            xs.iter().all(|x| x.abs() <= radius),
+            "a release outside the domain"
+        );
         let h = histogram(xs, radius, bins);
         let chi = chi_square(&h, &exact[k]);
         let p = chi2_sf(chi.statistic, chi.df);
-        let power = noncentral_chi2_sf(chi2_quantile(alpha, chi.df), chi.df, count as f64 * 0.15f64.powi(2));
+        let power = noncentral_chi2_sf(
+            chi2_quantile(alpha, chi.df),
+            chi.df,
+            count as f64 * 0.15f64.powi(2),
+        );
         let d = ks_one(xs, cell_cdf(&cell_laws[k], radius));
         let ks_p = ks_p_value(d, xs.len() as f64);
-        println!("dataset {k}: chi-square {:.2} on {} df, p = {p:.3} (power {power:.3} at level {alpha} against w = 0.15); KS D = {d:.4}, p = {ks_p:.3}", chi.statistic, chi.df);
-        assert!(power >= 0.9, "the chi-square test is too weak: power {power}");
-        assert!(p >= alpha, "dataset {k}: the learner's releases disagree with the exact law (chi-square p = {p})");
-        assert!(ks_p >= alpha, "dataset {k}: the learner's releases disagree with the exact law (KS p = {ks_p})");
+        println!(
+            "dataset {k}: chi-square {:.2} on {} df, p = {p:.3} (power {power:.3} at level {alpha} against w = 0.15); KS D = {d:.4}, p = {ks_p:.3}",
+            chi.statistic, chi.df
+        );
+        assert!(
+            power >= 0.9,
+            "the chi-square test is too weak: power {power}"
+        );
+        assert!(
+            p >= alpha,
+            "dataset {k}: the learner's releases disagree with the exact law (chi-square p = {p})"
+        );
+        assert!(
+            ks_p >= alpha,
+            "dataset {k}: the learner's releases disagree with the exact law (KS p = {ks_p})"
+        );
     }
-    let (h0, h1) = (histogram(&draws[0], radius, bins), histogram(&draws[1], radius, bins));
+    let (h0, h1) = (
+        histogram(&draws[0], radius, bins),
+        histogram(&draws[1], radius, bins),
+    );
     let (mut largest, mut checked): (f64, usize) = (0.0, 0);
     for b in 0..bins {
         let (c0, c1) = (h0[b], h1[b]);
         if c0 >= 50.0 && c1 >= 50.0 {
             let loss = (c0 / c1).ln();
             let se = (1.0 / c0 + 1.0 / c1).sqrt();
-            println!("bin {b:2}: counts {c0} / {c1}, log ratio {loss:+.3} (exact {:+.3}), allowed {:.3}", (exact[0][b] / exact[1][b]).ln(), epsilon + 3.0 * se);
-            assert!(loss.abs() <= epsilon + 3.0 * se, "bin {b}: empirical privacy loss {loss} > eps + 3 SE");
+            println!(
+                "bin {b:2}: counts {c0} / {c1}, log ratio {loss:+.3} (exact {:+.3}), allowed {:.3}",
+                (exact[0][b] / exact[1][b]).ln(),
+                epsilon + 3.0 * se
+            );
+            assert!(
+                loss.abs() <= epsilon + 3.0 * se,
+                "bin {b}: empirical privacy loss {loss} > eps + 3 SE"
+            );
             largest = largest.max(loss.abs());
             checked += 1;
         }
     }
     println!("largest empirical |log ratio| {largest:.3} over {checked} bins");
-    assert!(checked >= 4 && largest >= epsilon / 4.0, "vacuous empirical check: {checked} bins, largest {largest}");
+    assert!(
+        checked >= 4 && largest >= epsilon / 4.0,
+        "vacuous empirical check: {checked} bins, largest {largest}"
+    );
 
     // The learner without the halving is rejected.
     let rejection = 1e-6;
     for (k, data) in [&y, &y2].into_iter().enumerate() {
-        let xs = learner_draws(&broken_learner, data, broken_count, 500_000 + 100_000 * k as u64);
+        let xs = learner_draws(
+            &broken_learner,
+            data,
+            broken_count,
+            500_000 + 100_000 * k as u64,
+        );
         let h = histogram(&xs, radius, bins);
         let chi = chi_square(&h, &exact[k]);
         let p = chi2_sf(chi.statistic, chi.df);
-        let lambda = noncentrality(&chi.groups, &exact[k], &exact_broken[k], broken_count as f64);
+        let lambda = noncentrality(
+            &chi.groups,
+            &exact[k],
+            &exact_broken[k],
+            broken_count as f64,
+        );
         let power = noncentral_chi2_sf(chi2_quantile(rejection, chi.df), chi.df, lambda);
         let own = chi_square(&h, &exact_broken[k]);
         let p_own = chi2_sf(own.statistic, own.df);
-        println!("without halving, dataset {k}: against the correct law chi-square {:.1} on {} df, p = {p:.2e} (exact non-centrality {lambda:.1}, power {power:.6} at level {rejection}); against its own exact law p = {p_own:.3}", chi.statistic, chi.df);
-        assert!(power >= 0.999, "the rejection is not assured: power {power}");
-        assert!(p < rejection, "dataset {k}: a learner sampling at eps was not rejected: p = {p}");
-        assert!(p_own >= alpha, "dataset {k}: the variant's fits disagree with its own exact law: p = {p_own}");
+        println!(
+            "without halving, dataset {k}: against the correct law chi-square {:.1} on {} df, p = {p:.2e} (exact non-centrality {lambda:.1}, power {power:.6} at level {rejection}); against its own exact law p = {p_own:.3}",
+            chi.statistic, chi.df
+        );
+        assert!(
+            power >= 0.999,
+            "the rejection is not assured: power {power}"
+        );
+        assert!(
+            p < rejection,
+            "dataset {k}: a learner sampling at eps was not rejected: p = {p}"
+        );
+        assert!(
+            p_own >= alpha,
+            "dataset {k}: the variant's fits disagree with its own exact law: p = {p_own}"
+        );
     }
     println!("total {:.1} s", clock.elapsed().as_secs_f64());
 }

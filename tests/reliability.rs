@@ -4,8 +4,8 @@
 //! 1e200, -1e300 or the largest double, on all-identical records and on collinear records; and
 //! one far record must not move the mean's error by more than a little.
 use nalgebra::DMatrix;
-use rand::rngs::StdRng;
 use rand::SeedableRng;
+use rand::rngs::StdRng;
 use rand_distr::{Distribution, StandardNormal};
 use sosdp::learn::{PrivateCovariance, PrivateGaussian, PrivateMean};
 
@@ -22,7 +22,12 @@ fn gaussian(n: usize, d: usize, mean: f64, seed: u64) -> DMatrix<f64> {
 fn hostile(clean: &DMatrix<f64>) -> Vec<(&'static str, DMatrix<f64>)> {
     let (n, d) = clean.shape();
     let mut out = Vec::new();
-    for (name, value) in [("1e10", 1e10), ("1e200", 1e200), ("-1e300", -1e300), ("f64::MAX", f64::MAX)] {
+    for (name, value) in [
+        ("1e10", 1e10),
+        ("1e200", 1e200),
+        ("-1e300", -1e300),
+        ("f64::MAX", f64::MAX),
+    ] {
         let mut x = clean.clone();
         for k in 0..d {
             x[(n / 2, k)] = if k % 2 == 0 { value } else { -value };
@@ -31,7 +36,10 @@ fn hostile(clean: &DMatrix<f64>) -> Vec<(&'static str, DMatrix<f64>)> {
     }
     out.push(("identical", DMatrix::from_fn(n, d, |_, k| 0.5 - k as f64)));
     let line: Vec<f64> = clean.column(0).iter().copied().collect();
-    out.push(("collinear", DMatrix::from_fn(n, d, |i, k| (k as f64 + 1.0) * line[i])));
+    out.push((
+        "collinear",
+        DMatrix::from_fn(n, d, |i, k| (k as f64 + 1.0) * line[i]),
+    ));
     out
 }
 
@@ -43,8 +51,16 @@ fn finite(v: &[f64]) -> bool {
 fn the_mean_releases_on_every_finite_input() {
     let clean = gaussian(600, 3, 1.0, 1);
     for (name, data) in hostile(&clean) {
-        let fit = PrivateMean::new(1.0).radius(10.0).seed(7).fit(&data).unwrap_or_else(|e| panic!("{name}: {e}"));
-        assert!(finite(&fit.release.estimate), "{name}: {:?}", fit.release.estimate);
+        let fit = PrivateMean::new(1.0)
+            .radius(10.0)
+            .seed(7)
+            .fit(&data)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(
+            finite(&fit.release.estimate),
+            "{name}: {:?}",
+            fit.release.estimate
+        );
     }
 }
 
@@ -53,8 +69,16 @@ fn the_covariance_releases_on_every_finite_input() {
     // 6000 records: the covariance plan refuses 2000 at d = 2, eps = 1 (it needs about 4125).
     let clean = gaussian(6000, 2, 0.0, 2);
     for (name, data) in hostile(&clean) {
-        let fit = PrivateCovariance::new(1.0).kappa(20.0).seed(7).fit(&data).unwrap_or_else(|e| panic!("{name}: {e}"));
-        assert!(fit.release.estimate.iter().all(|row| finite(row)), "{name}: {:?}", fit.release.estimate);
+        let fit = PrivateCovariance::new(1.0)
+            .kappa(20.0)
+            .seed(7)
+            .fit(&data)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(
+            fit.release.estimate.iter().all(|row| finite(row)),
+            "{name}: {:?}",
+            fit.release.estimate
+        );
     }
 }
 
@@ -62,9 +86,17 @@ fn the_covariance_releases_on_every_finite_input() {
 fn the_gaussian_learner_releases_on_every_finite_input() {
     let clean = gaussian(6000, 2, 1.0, 3);
     for (name, data) in hostile(&clean) {
-        let fit = PrivateGaussian::new(1.0).radius(10.0).kappa(20.0).seed(7).fit(&data).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let fit = PrivateGaussian::new(1.0)
+            .radius(10.0)
+            .kappa(20.0)
+            .seed(7)
+            .fit(&data)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
         let est = &fit.release.estimate;
-        assert!(finite(&est.mean) && est.covariance.iter().all(|row| finite(row)), "{name}: {est:?}");
+        assert!(
+            finite(&est.mean) && est.covariance.iter().all(|row| finite(row)),
+            "{name}: {est:?}"
+        );
     }
 }
 
@@ -83,8 +115,17 @@ fn one_far_record_barely_moves_the_mean() {
     let median_error = |data: &DMatrix<f64>| {
         let mut errors: Vec<f64> = (0..5)
             .map(|seed| {
-                let fit = PrivateMean::new(1.0).radius(10.0).seed(seed).fit(data).expect("a release");
-                fit.release.estimate.iter().map(|x| (x - 1.0).powi(2)).sum::<f64>().sqrt()
+                let fit = PrivateMean::new(1.0)
+                    .radius(10.0)
+                    .seed(seed)
+                    .fit(data)
+                    .expect("a release");
+                fit.release
+                    .estimate
+                    .iter()
+                    .map(|x| (x - 1.0).powi(2))
+                    .sum::<f64>()
+                    .sqrt()
             })
             .collect();
         errors.sort_by(f64::total_cmp);
@@ -92,22 +133,41 @@ fn one_far_record_barely_moves_the_mean() {
     };
     let (clean_error, far_error) = (median_error(&clean), median_error(&far));
     println!("median error: clean {clean_error:.4}, one far record {far_error:.4}");
-    assert!(far_error <= clean_error + 0.05, "clean {clean_error}, far {far_error}");
+    assert!(
+        far_error <= clean_error + 0.05,
+        "clean {clean_error}, far {far_error}"
+    );
 }
 
 /// Extreme public parameters are rejected by the settings check, before any data are read,
 /// with an error naming the parameter; the largest accepted ones release on hostile data.
 #[test]
 fn extreme_public_parameters_are_rejected_before_the_data() {
-    let radius = PrivateMean::new(1.0).radius(1e6).validate().unwrap_err().to_string();
+    let radius = PrivateMean::new(1.0)
+        .radius(1e6)
+        .validate()
+        .unwrap_err()
+        .to_string();
     assert!(radius.contains("prior radius R = 1000000"), "{radius}");
-    let kappa = PrivateCovariance::new(1.0).kappa(1e8).validate().unwrap_err().to_string();
+    let kappa = PrivateCovariance::new(1.0)
+        .kappa(1e8)
+        .validate()
+        .unwrap_err()
+        .to_string();
     assert!(kappa.contains("kappa K = 100000000"), "{kappa}");
-    let joint = PrivateGaussian::new(1.0).radius(1e6).validate().unwrap_err().to_string();
+    let joint = PrivateGaussian::new(1.0)
+        .radius(1e6)
+        .validate()
+        .unwrap_err()
+        .to_string();
     assert!(joint.contains("prior radius"), "{joint}");
     // The largest accepted radius still gives a release on a hostile input.
     let mut data = gaussian(600, 3, 1.0, 4);
     data[(0, 0)] = -1e300;
-    let fit = PrivateMean::new(1.0).radius(3000.0).seed(1).fit(&data).expect("a release at R = 3000");
+    let fit = PrivateMean::new(1.0)
+        .radius(3000.0)
+        .seed(1)
+        .fit(&data)
+        .expect("a release at R = 3000");
     assert!(finite(&fit.release.estimate));
 }

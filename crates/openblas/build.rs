@@ -48,10 +48,14 @@ fn main() {
     } else if let Some(dir) = find_openblas() {
         Some(dir.to_string())
     } else if is_root() && Path::new("/usr/bin/apt-get").exists() {
-        println!("cargo:warning=libopenblas-dev was missing: installing it with apt-get (clarabel's PSD cones need LAPACK)");
+        println!(
+            "cargo:warning=libopenblas-dev was missing: installing it with apt-get (clarabel's PSD cones need LAPACK)"
+        );
         let ok = apt(&["update", "-qq"]) && apt(&["install", "-y", "-qq", "libopenblas-dev"]);
         if !ok {
-            panic!("sosdp-openblas: `apt-get install libopenblas-dev` failed; install OpenBLAS by hand or set SOSDP_OPENBLAS_DIR");
+            panic!(
+                "sosdp-openblas: `apt-get install libopenblas-dev` failed; install OpenBLAS by hand or set SOSDP_OPENBLAS_DIR"
+            );
         }
         find_openblas().map(str::to_string)
     } else {

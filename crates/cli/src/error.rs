@@ -6,7 +6,10 @@ use thiserror::Error;
 #[derive(Debug, Error)]
 pub enum CliError {
     #[error("cannot read {path}: {source}")]
-    Read { path: PathBuf, source: std::io::Error },
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("{path}: {message}")]
     Csv { path: PathBuf, message: String },
     #[error("{0}")]
@@ -14,7 +17,11 @@ pub enum CliError {
     #[error(transparent)]
     Score(#[from] ScoreError),
     #[error("cannot write {option} {path}: {source}")]
-    Output { option: &'static str, path: PathBuf, source: std::io::Error },
+    Output {
+        option: &'static str,
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("cannot write output: {0}")]
     Write(#[from] std::io::Error),
 }

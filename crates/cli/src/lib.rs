@@ -21,7 +21,11 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 #[derive(Debug, Parser)]
-#[command(name = "sosdp", version, about = "Pure-DP robust Gaussian learning with the sum-of-squares exponential mechanism")]
+#[command(
+    name = "sosdp",
+    version,
+    about = "Pure-DP robust Gaussian learning with the sum-of-squares exponential mechanism"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -88,16 +92,31 @@ pub fn main() -> ExitCode {
 fn one_line(error: &clap::Error) -> String {
     let rendered = error.render().to_string();
     if error.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
-        let usage = rendered.lines().find(|l| l.starts_with("Usage:")).unwrap_or("Usage: sosdp <COMMAND>");
+        let usage = rendered
+            .lines()
+            .find(|l| l.starts_with("Usage:"))
+            .unwrap_or("Usage: sosdp <COMMAND>");
         return format!("error: a subcommand is required; {}", usage.trim());
     }
     let mut message = String::new();
-    let lines = rendered.lines().take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"));
+    let lines = rendered
+        .lines()
+        .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"));
     for line in lines.map(str::trim).filter(|l| !l.is_empty()) {
         if !message.is_empty() {
-            message.push_str(if message.ends_with(':') { " " } else if line.starts_with("tip:") { "; " } else { ", " });
+            message.push_str(if message.ends_with(':') {
+                " "
+            } else if line.starts_with("tip:") {
+                "; "
+            } else {
+                ", "
+            });
         }
         message.push_str(line);
     }
-    if message.is_empty() { "error: invalid arguments".to_string() } else { message }
+    if message.is_empty() {
+        "error: invalid arguments".to_string()
+    } else {
+        message
+    }
 }

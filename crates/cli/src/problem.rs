@@ -1,7 +1,7 @@
 //! Arguments that define a CM score problem (MATH.md 2.1), shared by `sosdp score mean` and
 //! `sosdp mechanism mean`: the data, the reference centre and `Gamma = G I`.
-use crate::input::{read_matrix, read_vector, Header};
 use crate::CliError;
+use crate::input::{Header, read_matrix, read_vector};
 use clap::Args;
 use nalgebra::DMatrix;
 use sosdp_score::CertifiedMean;
@@ -29,7 +29,10 @@ impl CmArgs {
     /// column).
     pub fn read(&self) -> Result<(DMatrix<f64>, Vec<f64>), CliError> {
         if !(self.gamma.is_finite() && self.gamma > 0.0) {
-            return Err(CliError::Invalid(format!("--gamma must be positive and finite, got {}", self.gamma)));
+            return Err(CliError::Invalid(format!(
+                "--gamma must be positive and finite, got {}",
+                self.gamma
+            )));
         }
         let data = read_matrix(&self.data, Header::data(self.header))?;
         let centre = read_vector(&self.center)?;
@@ -40,7 +43,11 @@ impl CmArgs {
     /// The problem on `data` with the centre and `Gamma = G I`.
     pub fn problem(&self, data: &DMatrix<f64>, centre: &[f64]) -> Result<CertifiedMean, CliError> {
         let d = data.ncols();
-        Ok(CertifiedMean::new(data, centre, &(DMatrix::identity(d, d) * self.gamma))?)
+        Ok(CertifiedMean::new(
+            data,
+            centre,
+            &(DMatrix::identity(d, d) * self.gamma),
+        )?)
     }
 
     /// Validate the settings, then read the files and build the problem.
@@ -53,7 +60,9 @@ impl CmArgs {
 /// A vector argument must have one entry per data column.
 pub fn check_len(name: &str, len: usize, d: usize) -> Result<(), CliError> {
     if len != d {
-        return Err(CliError::Invalid(format!("{name} has {len} entries but the data have {d} columns")));
+        return Err(CliError::Invalid(format!(
+            "{name} has {len} entries but the data have {d} columns"
+        )));
     }
     Ok(())
 }

@@ -9,22 +9,45 @@
 use sosdp_learn::PrivateGaussian;
 
 fn main() {
-    println!("| d | n | J | kappa_J | planned (calibrated) error | worst-case bound | largest corruption accepted |");
+    println!(
+        "| d | n | J | kappa_J | planned (calibrated) error | worst-case bound | largest corruption accepted |"
+    );
     println!("|---|---|---|---|---|---|---|");
     for d in [2usize, 3, 5, 10, 20] {
         for n in [6_000usize, 20_000, 50_000, 100_000, 200_000, 1_000_000] {
-            let learner = |eta: f64| PrivateGaussian::new(2.0).radius(10.0).kappa(100.0).corruption(eta).plan(n, d);
+            let learner = |eta: f64| {
+                PrivateGaussian::new(2.0)
+                    .radius(10.0)
+                    .kappa(100.0)
+                    .corruption(eta)
+                    .plan(n, d)
+            };
             match learner(0.0) {
                 Ok(plan) => {
                     let pre = &plan.covariance.preconditioner;
-                    let bound = plan.covariance.refinement.last().map_or(f64::NAN, |s| s.accuracy);
+                    let bound = plan
+                        .covariance
+                        .refinement
+                        .last()
+                        .map_or(f64::NAN, |s| s.accuracy);
                     let (mut lo, mut hi) = (0.0, 0.25);
                     for _ in 0..30 {
                         let mid = 0.5 * (lo + hi);
-                        if learner(mid).is_ok() { lo = mid } else { hi = mid }
+                        if learner(mid).is_ok() {
+                            lo = mid
+                        } else {
+                            hi = mid
+                        }
                     }
-                    let worst = plan.covariance.guaranteed_error.map_or("none".to_string(), |g| format!("{g:.3}"));
-                    println!("| {d} | {n} | {} | {:.2} | {bound:.3} | {worst} | {lo:.4} |", pre.stages.len(), pre.kappa);
+                    let worst = plan
+                        .covariance
+                        .guaranteed_error
+                        .map_or("none".to_string(), |g| format!("{g:.3}"));
+                    println!(
+                        "| {d} | {n} | {} | {:.2} | {bound:.3} | {worst} | {lo:.4} |",
+                        pre.stages.len(),
+                        pre.kappa
+                    );
                 }
                 Err(e) => println!("| {d} | {n} | - | - | refused: {e} | - | - |"),
             }

@@ -5,8 +5,8 @@
 //!
 //! `cargo run --release -p sosdp-eval --example gaussian -- D N EPS COND CORRUPTION FIRST_SEED SEEDS`
 use nalgebra::DMatrix;
-use rand::rngs::StdRng;
 use rand::SeedableRng;
+use rand::rngs::StdRng;
 use serde_json::json;
 use sosdp_eval::synthetic::covariance_sample;
 use sosdp_eval::{frobenius_error, mahalanobis_error, spectral_error, tv_bound, tv_monte_carlo};
@@ -14,13 +14,28 @@ use sosdp_learn::PrivateGaussian;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let num = |k: usize, default: f64| args.get(k).map_or(default, |a| a.parse().expect("a number"));
-    let (d, n, eps, cond, eta) = (num(0, 5.0) as usize, num(1, 100000.0) as usize, num(2, 2.0), num(3, 60.0), num(4, 0.0));
+    let num = |k: usize, default: f64| {
+        args.get(k)
+            .map_or(default, |a| a.parse().expect("a number"))
+    };
+    let (d, n, eps, cond, eta) = (
+        num(0, 5.0) as usize,
+        num(1, 100000.0) as usize,
+        num(2, 2.0),
+        num(3, 60.0),
+        num(4, 0.0),
+    );
     let (first, seeds) = (num(5, 0.0) as u64, num(6, 1.0) as u64);
     for seed in first..first + seeds {
         let mut rng = StdRng::seed_from_u64(seed);
         let s = covariance_sample(&mut rng, n, d, 5.0, cond, eta);
-        let fit = PrivateGaussian::new(eps).radius(10.0).kappa(100.0).corruption(eta).seed(seed).fit(&s.data).expect("fit");
+        let fit = PrivateGaussian::new(eps)
+            .radius(10.0)
+            .kappa(100.0)
+            .corruption(eta)
+            .seed(seed)
+            .fit(&s.data)
+            .expect("fit");
         let est = &fit.release.estimate;
         let sigma_hat = DMatrix::from_fn(d, d, |i, k| est.covariance[i][k]);
         let pre = &fit.release.stage_releases[0].release;

@@ -5,19 +5,31 @@
 //! Gamma(D, 1) quantile, what `|N|_op <= |N|_F` would give). No data is touched.
 //!
 //! `cargo run --release -p sosdp-eval --example noise_table`
-use sosdp_learn::frobenius_noise::{operator_norm_quantile, QuantileSettings};
+use sosdp_learn::frobenius_noise::{QuantileSettings, operator_norm_quantile};
 use sosdp_learn::special::{gamma_upper, upper_quantile};
 
 fn main() {
     let settings = QuantileSettings::default();
     let ps = [1e-2, 1e-3, 1e-4];
-    println!("| d | D | {} |", ps.iter().map(|p| format!("nu at p = {p} (Frobenius radius)")).collect::<Vec<_>>().join(" | "));
+    println!(
+        "| d | D | {} |",
+        ps.iter()
+            .map(|p| format!("nu at p = {p} (Frobenius radius)"))
+            .collect::<Vec<_>>()
+            .join(" | ")
+    );
     println!("|---|---|{}", "---|".repeat(ps.len()));
     for d in [2usize, 3, 5, 10, 20, 50] {
         let dim = (d * (d + 1) / 2) as f64;
         let cells: Vec<String> = ps
             .iter()
-            .map(|&p| format!("{:.2} ({:.2})", operator_norm_quantile(d, p, &settings), upper_quantile(p, |y| gamma_upper(dim, y))))
+            .map(|&p| {
+                format!(
+                    "{:.2} ({:.2})",
+                    operator_norm_quantile(d, p, &settings),
+                    upper_quantile(p, |y| gamma_upper(dim, y))
+                )
+            })
             .collect();
         println!("| {d} | {} | {} |", dim, cells.join(" | "));
     }

@@ -6,28 +6,58 @@
 //!
 //! `cargo run --release -p sosdp-eval --example oracle_time -- N D REPS [G] [STEP]`
 use nalgebra::DMatrix;
-use rand::rngs::StdRng;
 use rand::SeedableRng;
+use rand::rngs::StdRng;
 use rand_distr::{Distribution, StandardNormal};
 use sosdp_eval::{Adversary, CoordinateMedian, CorruptedSample, MeanEstimator};
 use sosdp_score::{CertifiedMean, FastCm, ScoreOracle};
 use std::time::Instant;
 
 fn main() {
-    let args: Vec<f64> = std::env::args().skip(1).map(|a| a.parse().expect("a number")).collect();
+    let args: Vec<f64> = std::env::args()
+        .skip(1)
+        .map(|a| a.parse().expect("a number"))
+        .collect();
     let arg = |k: usize, default: f64| args.get(k).copied().unwrap_or(default);
-    let (n, d, reps) = (arg(0, 50000.0) as usize, arg(1, 50.0) as usize, arg(2, 3.0) as usize);
+    let (n, d, reps) = (
+        arg(0, 50000.0) as usize,
+        arg(1, 50.0) as usize,
+        arg(2, 3.0) as usize,
+    );
     let (gamma, step) = (arg(3, 2.0), arg(4, 0.2));
     let mut rng = StdRng::seed_from_u64(1);
-    let sample = CorruptedSample::identity_covariance(&mut rng, n, &vec![0.0; d], 0.05, &Adversary::ShiftedCluster { distance: 5.0, axis: 0, spread: 0.1 });
+    let sample = CorruptedSample::identity_covariance(
+        &mut rng,
+        n,
+        &vec![0.0; d],
+        0.05,
+        &Adversary::ShiftedCluster {
+            distance: 5.0,
+            axis: 0,
+            spread: 0.1,
+        },
+    );
     let centre = CoordinateMedian.estimate(&sample.data, 0).expect("median");
-    let oracle = FastCm::new(CertifiedMean::new(&sample.data, &centre, &(DMatrix::identity(d, d) * gamma)).expect("problem"));
+    let oracle = FastCm::new(
+        CertifiedMean::new(&sample.data, &centre, &(DMatrix::identity(d, d) * gamma))
+            .expect("problem"),
+    );
     for k in 0..reps {
         let g: Vec<f64> = (0..d).map(|_| StandardNormal.sample(&mut rng)).collect();
         let norm = g.iter().map(|x: &f64| x * x).sum::<f64>().sqrt();
-        let theta: Vec<f64> = centre.iter().zip(&g).map(|(c, x)| c + if k == 0 { 0.0 } else { step * x / norm }).collect();
+        let theta: Vec<f64> = centre
+            .iter()
+            .zip(&g)
+            .map(|(c, x)| c + if k == 0 { 0.0 } else { step * x / norm })
+            .collect();
         let clock = Instant::now();
         let eval = oracle.evaluate(&theta).expect("evaluation");
-        println!("n {n} d {d} evaluation {k}: score {:.2} in [{:.2}, {:.2}], {:.3} s", eval.score, eval.lower, eval.upper, clock.elapsed().as_secs_f64());
+        println!(
+            "n {n} d {d} evaluation {k}: score {:.2} in [{:.2}, {:.2}], {:.3} s",
+            eval.score,
+            eval.lower,
+            eval.upper,
+            clock.elapsed().as_secs_f64()
+        );
     }
 }

@@ -8,38 +8,72 @@
 //! Then, from the plans alone, each split's planned covariance bound at a few larger sizes.
 //!
 //! `cargo run --release -p sosdp-eval --example split_calibration -- D N SEEDS`
-use rand::rngs::StdRng;
 use rand::SeedableRng;
+use rand::rngs::StdRng;
 use sosdp_eval::{covariance_sample, frobenius_error, mahalanobis_error, quantile};
 use sosdp_learn::PrivateGaussian;
 
 fn main() {
-    let args: Vec<usize> = std::env::args().skip(1).map(|a| a.parse().expect("D N SEEDS")).collect();
+    let args: Vec<usize> = std::env::args()
+        .skip(1)
+        .map(|a| a.parse().expect("D N SEEDS"))
+        .collect();
     let (d, n, seeds) = (args[0], args[1], args[2]);
-    let splits = [(0.5, 0.125), (1.0 / 3.0, 0.125), (0.625, 0.125), (0.5, 0.25)];
+    let splits = [
+        (0.5, 0.125),
+        (1.0 / 3.0, 0.125),
+        (0.625, 0.125),
+        (0.5, 0.25),
+    ];
     println!();
-    println!("| preconditioner : refinement : mean | planned bound d = 5, n = 100000 | d = 10, n = 50000 | d = 10, n = 100000 | d = 20, n = 200000 |");
+    println!(
+        "| preconditioner : refinement : mean | planned bound d = 5, n = 100000 | d = 10, n = 50000 | d = 10, n = 100000 | d = 20, n = 200000 |"
+    );
     println!("|---|---|---|---|---|");
     for (pre, mean) in splits {
         let bound = |d: usize, n: usize| {
-            PrivateGaussian::new(2.0).radius(10.0).kappa(100.0).shares(pre, mean).plan(n, d).map_or("refused".to_string(), |p| {
-                format!("{:.3}", p.covariance.refinement.last().map_or(f64::NAN, |s| s.accuracy))
-            })
+            PrivateGaussian::new(2.0)
+                .radius(10.0)
+                .kappa(100.0)
+                .shares(pre, mean)
+                .plan(n, d)
+                .map_or("refused".to_string(), |p| {
+                    format!(
+                        "{:.3}",
+                        p.covariance
+                            .refinement
+                            .last()
+                            .map_or(f64::NAN, |s| s.accuracy)
+                    )
+                })
         };
-        println!("| {pre:.3} : {:.3} : {mean:.3} | {} | {} | {} | {} |", 1.0 - pre - mean, bound(5, 100_000), bound(10, 50_000), bound(10, 100_000), bound(20, 200_000));
+        println!(
+            "| {pre:.3} : {:.3} : {mean:.3} | {} | {} | {} | {} |",
+            1.0 - pre - mean,
+            bound(5, 100_000),
+            bound(10, 50_000),
+            bound(10, 100_000),
+            bound(20, 200_000)
+        );
     }
     println!();
     if seeds == 0 {
         return;
     }
-    println!("| preconditioner : refinement : mean | median Frobenius | median Mahalanobis mean | planned bound | median time (s) |");
+    println!(
+        "| preconditioner : refinement : mean | median Frobenius | median Mahalanobis mean | planned bound | median time (s) |"
+    );
     println!("|---|---|---|---|---|");
     for (pre, mean) in splits {
         let (mut frob, mut mah, mut secs, mut planned) = (vec![], vec![], vec![], f64::NAN);
         for seed in 0..seeds as u64 {
             let mut rng = StdRng::seed_from_u64(500 + seed);
             let s = covariance_sample(&mut rng, n, d, 5.0, 50.0, 0.0);
-            let learner = PrivateGaussian::new(2.0).radius(10.0).kappa(100.0).shares(pre, mean).seed(seed);
+            let learner = PrivateGaussian::new(2.0)
+                .radius(10.0)
+                .kappa(100.0)
+                .shares(pre, mean)
+                .seed(seed);
             match learner.fit(&s.data) {
                 Ok(fit) => {
                     let est = &fit.release.estimate;

@@ -9,7 +9,11 @@ use rand_distr::{Distribution, StandardNormal};
 pub enum Adversary {
     /// (a) A tight cluster (standard deviation `spread`) at `distance` from the empirical mean
     /// along coordinate `axis`; replaces random records.
-    ShiftedCluster { distance: f64, axis: usize, spread: f64 },
+    ShiftedCluster {
+        distance: f64,
+        axis: usize,
+        spread: f64,
+    },
     /// (b) Remove the records with the largest projection on `axis` and put them at the
     /// empirical mean of the rest.
     Subtractive { axis: usize },
@@ -26,7 +30,12 @@ pub enum Adversary {
 
 impl Adversary {
     /// Corrupt `floor(eta n)` rows of `data` in place; returns their indices.
-    pub fn corrupt<R: Rng + ?Sized>(&self, rng: &mut R, data: &mut DMatrix<f64>, eta: f64) -> Vec<usize> {
+    pub fn corrupt<R: Rng + ?Sized>(
+        &self,
+        rng: &mut R,
+        data: &mut DMatrix<f64>,
+        eta: f64,
+    ) -> Vec<usize> {
         let (n, d) = data.shape();
         let m = ((eta * n as f64).floor() as usize).min(n);
         if m == 0 {
@@ -34,7 +43,11 @@ impl Adversary {
         }
         let mean: DVector<f64> = data.row_mean().transpose();
         match *self {
-            Adversary::ShiftedCluster { distance, axis, spread } => {
+            Adversary::ShiftedCluster {
+                distance,
+                axis,
+                spread,
+            } => {
                 let idx = sample(rng, n, m).into_vec();
                 for &i in &idx {
                     for k in 0..d {
@@ -50,8 +63,11 @@ impl Adversary {
                 order.sort_by(|&i, &j| data[(j, axis % d)].total_cmp(&data[(i, axis % d)]));
                 let idx: Vec<usize> = order[..m].to_vec();
                 let keep: Vec<usize> = order[m..].to_vec();
-                let rest_mean: Vec<f64> =
-                    (0..d).map(|k| keep.iter().map(|&i| data[(i, k)]).sum::<f64>() / keep.len().max(1) as f64).collect();
+                let rest_mean: Vec<f64> = (0..d)
+                    .map(|k| {
+                        keep.iter().map(|&i| data[(i, k)]).sum::<f64>() / keep.len().max(1) as f64
+                    })
+                    .collect();
                 for &i in &idx {
                     for k in 0..d {
                         data[(i, k)] = rest_mean[k];
@@ -62,7 +78,8 @@ impl Adversary {
             Adversary::ScatteredOutliers { distance } => {
                 let idx = sample(rng, n, m).into_vec();
                 for &i in &idx {
-                    let dir: DVector<f64> = DVector::from_fn(d, |_, _| StandardNormal.sample(rng)).normalize();
+                    let dir: DVector<f64> =
+                        DVector::from_fn(d, |_, _| StandardNormal.sample(rng)).normalize();
                     let r = distance * (0.5 + 0.5 * rng.random::<f64>());
                     for k in 0..d {
                         data[(i, k)] = mean[k] + r * dir[k];
@@ -75,7 +92,10 @@ impl Adversary {
                 let cov = centred.transpose() * &centred / n as f64;
                 let eig = cov.symmetric_eigen();
                 let k_min = eig.eigenvalues.imin();
-                let (u, var) = (eig.eigenvectors.column(k_min).into_owned(), eig.eigenvalues[k_min]);
+                let (u, var) = (
+                    eig.eigenvectors.column(k_min).into_owned(),
+                    eig.eigenvalues[k_min],
+                );
                 let idx = sample(rng, n, m).into_vec();
                 for &i in &idx {
                     let g: f64 = StandardNormal.sample(rng);
@@ -86,7 +106,8 @@ impl Adversary {
                 idx
             }
             Adversary::MixtureNoise { distance } => {
-                let u: DVector<f64> = DVector::from_fn(d, |_, _| StandardNormal.sample(rng)).normalize();
+                let u: DVector<f64> =
+                    DVector::from_fn(d, |_, _| StandardNormal.sample(rng)).normalize();
                 let idx = sample(rng, n, m).into_vec();
                 for &i in &idx {
                     for k in 0..d {
@@ -121,12 +142,18 @@ pub enum CovarianceAdversary {
 impl CovarianceAdversary {
     /// 15 standard deviations out along the thinnest direction, jitter `N(0, 0.01 I)`.
     pub fn far() -> Self {
-        CovarianceAdversary::Far { distance: 15.0, spread: 0.1 }
+        CovarianceAdversary::Far {
+            distance: 15.0,
+            spread: 0.1,
+        }
     }
 
     /// 6 Mahalanobis units out along the thinnest direction, jitter `N(0, 0.01^2 I)`.
     pub fn cluster() -> Self {
-        CovarianceAdversary::Cluster { distance: 6.0, spread: 0.01 }
+        CovarianceAdversary::Cluster {
+            distance: 6.0,
+            spread: 0.01,
+        }
     }
 
     /// Variance inflated 10-fold along the empirical least-variance direction (the adversary
@@ -137,14 +164,22 @@ impl CovarianceAdversary {
 
     /// Corrupt `floor(eta n)` random rows of `data` (records of `N(mean, covariance)`) in place;
     /// returns their indices.
-    pub fn corrupt<R: Rng + ?Sized>(&self, rng: &mut R, data: &mut DMatrix<f64>, eta: f64, mean: &[f64], covariance: &DMatrix<f64>) -> Vec<usize> {
+    pub fn corrupt<R: Rng + ?Sized>(
+        &self,
+        rng: &mut R,
+        data: &mut DMatrix<f64>,
+        eta: f64,
+        mean: &[f64],
+        covariance: &DMatrix<f64>,
+    ) -> Vec<usize> {
         let (n, d) = data.shape();
         let m = ((eta * n as f64).floor() as usize).min(n);
         if m == 0 {
             return Vec::new();
         }
         match *self {
-            CovarianceAdversary::Far { distance, spread } | CovarianceAdversary::Cluster { distance, spread } => {
+            CovarianceAdversary::Far { distance, spread }
+            | CovarianceAdversary::Cluster { distance, spread } => {
                 let eig = (0.5 * (covariance + covariance.transpose())).symmetric_eigen();
                 let k_min = eig.eigenvalues.imin();
                 let v = eig.eigenvectors.column(k_min).into_owned();
@@ -158,7 +193,9 @@ impl CovarianceAdversary {
                 }
                 idx
             }
-            CovarianceAdversary::Inflated { factor } => Adversary::InflatedDirection { factor }.corrupt(rng, data, eta),
+            CovarianceAdversary::Inflated { factor } => {
+                Adversary::InflatedDirection { factor }.corrupt(rng, data, eta)
+            }
         }
     }
 }
@@ -167,24 +204,38 @@ impl CovarianceAdversary {
 mod covariance_tests {
     use super::CovarianceAdversary;
     use nalgebra::DMatrix;
-    use rand::rngs::StdRng;
     use rand::SeedableRng;
+    use rand::rngs::StdRng;
 
     #[test]
     fn far_and_cluster_sit_along_the_thinnest_direction() {
         // Sigma = diag(4, 1, 9): thinnest direction e_2, standard deviation 1.
         let sigma = DMatrix::from_diagonal(&nalgebra::DVector::from_vec(vec![4.0, 1.0, 9.0]));
         let mean = [1.0, 2.0, 3.0];
-        for (adv, distance, spread) in [(CovarianceAdversary::far(), 15.0, 0.1), (CovarianceAdversary::cluster(), 6.0, 0.01)] {
+        for (adv, distance, spread) in [
+            (CovarianceAdversary::far(), 15.0, 0.1),
+            (CovarianceAdversary::cluster(), 6.0, 0.01),
+        ] {
             let mut data = DMatrix::zeros(1000, 3);
             let idx = adv.corrupt(&mut StdRng::seed_from_u64(1), &mut data, 0.1, &mean, &sigma);
             assert_eq!(idx.len(), 100);
             let along: Vec<f64> = idx.iter().map(|&i| data[(i, 1)] - mean[1]).collect();
             // All on one side (the eigenvector's sign is arbitrary), at distance +- 5 spreads.
             let side = along[0].signum();
-            assert!(along.iter().all(|a| (side * a - distance).abs() < 5.0 * spread), "{adv:?}: {along:?}");
-            assert!(idx.iter().all(|&i| (data[(i, 0)] - 1.0).abs() < 5.0 * spread && (data[(i, 2)] - 3.0).abs() < 5.0 * spread));
-            let untouched = (0..1000).filter(|i| !idx.contains(i)).all(|i| data.row(i).iter().all(|&x| x == 0.0));
+            assert!(
+                along
+                    .iter()
+                    .all(|a| (side * a - distance).abs() < 5.0 * spread),
+                "{adv:?}: {along:?}"
+            );
+            assert!(
+                idx.iter()
+                    .all(|&i| (data[(i, 0)] - 1.0).abs() < 5.0 * spread
+                        && (data[(i, 2)] - 3.0).abs() < 5.0 * spread)
+            );
+            let untouched = (0..1000)
+                .filter(|i| !idx.contains(i))
+                .all(|i| data.row(i).iter().all(|&x| x == 0.0));
             assert!(untouched);
         }
     }

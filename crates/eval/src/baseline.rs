@@ -6,7 +6,7 @@
 use nalgebra::DMatrix;
 use rand_distr::{Distribution, Gamma, StandardNormal};
 use sosdp_learn::stage::seeded_rng;
-use sosdp_learn::{check_data as check, LearnError, PrivateMean};
+use sosdp_learn::{LearnError, PrivateMean, check_data as check};
 
 /// The privacy an estimator offers.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -69,14 +69,21 @@ impl MeanEstimator for CoordinateMedian {
     }
     fn estimate(&self, data: &DMatrix<f64>, _seed: u64) -> Result<Vec<f64>, LearnError> {
         check(data)?;
-        Ok(data.column_iter().map(|c| median(c.iter().copied().collect())).collect())
+        Ok(data
+            .column_iter()
+            .map(|c| median(c.iter().copied().collect()))
+            .collect())
     }
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     let m = v.len() / 2;
-    if v.len() % 2 == 1 { v[m] } else { 0.5 * (v[m - 1] + v[m]) }
+    if v.len() % 2 == 1 {
+        v[m]
+    } else {
+        0.5 * (v[m - 1] + v[m])
+    }
 }
 
 /// The clipped Laplace mean, pure `eps`-DP: every record is projected onto the ball
@@ -118,7 +125,10 @@ impl ClippedLaplaceMean {
     /// with `n` records: `R + sqrt(d) + sqrt(2 log n)` (a clean record is inside with high
     /// probability, so clean data are not biased).
     pub fn for_prior(epsilon: f64, radius: f64, n: usize, d: usize) -> Self {
-        ClippedLaplaceMean { epsilon, clip: radius + (d as f64).sqrt() + (2.0 * (n.max(2) as f64).ln()).sqrt() }
+        ClippedLaplaceMean {
+            epsilon,
+            clip: radius + (d as f64).sqrt() + (2.0 * (n.max(2) as f64).ln()).sqrt(),
+        }
     }
 
     /// The noise scale `lambda = Delta / eps = 2 clip / (n eps)` for `n` records. Errors on
@@ -136,7 +146,9 @@ impl ClippedLaplaceMean {
         }
         let scale = 2.0 * self.clip / (n as f64 * self.epsilon);
         if !scale.is_normal() {
-            return Err(LearnError::InvalidSetting(format!("the Laplace noise scale {scale} is unusable")));
+            return Err(LearnError::InvalidSetting(format!(
+                "the Laplace noise scale {scale} is unusable"
+            )));
         }
         Ok(scale)
     }
@@ -153,7 +165,9 @@ impl ClippedLaplaceMean {
             step /= 2.0;
         }
         if !step.is_normal() {
-            return Err(LearnError::InvalidSetting(format!("the grid step {step} of the noise scale {scale} is unusable")));
+            return Err(LearnError::InvalidSetting(format!(
+                "the grid step {step} of the noise scale {scale} is unusable"
+            )));
         }
         Ok(step)
     }
@@ -168,17 +182,36 @@ impl ClippedLaplaceMean {
         let mut sum = vec![0.0; d];
         for row in data.row_iter() {
             let norm = row.norm();
-            let scale = if norm > self.clip { self.clip / norm } else { 1.0 };
-            sum.iter_mut().zip(row.iter()).for_each(|(s, x)| *s += scale * x);
+            let scale = if norm > self.clip {
+                self.clip / norm
+            } else {
+                1.0
+            };
+            sum.iter_mut()
+                .zip(row.iter())
+                .for_each(|(s, x)| *s += scale * x);
         }
         let radius = Gamma::new(d as f64, noise_scale)
-            .map_err(|e| LearnError::InvalidSetting(format!("the Laplace noise scale {noise_scale} is unusable: {e}")))?
+            .map_err(|e| {
+                LearnError::InvalidSetting(format!(
+                    "the Laplace noise scale {noise_scale} is unusable: {e}"
+                ))
+            })?
             .sample(&mut rng);
         let dir: Vec<f64> = (0..d).map(|_| StandardNormal.sample(&mut rng)).collect();
-        let dir_norm = dir.iter().map(|x| x * x).sum::<f64>().sqrt().max(f64::MIN_POSITIVE);
+        let dir_norm = dir
+            .iter()
+            .map(|x| x * x)
+            .sum::<f64>()
+            .sqrt()
+            .max(f64::MIN_POSITIVE);
         let bound = (self.clip / grid).ceil() * grid;
         let snap = |x: f64| ((x / grid).round() * grid).clamp(-bound, bound);
-        Ok(sum.iter().zip(&dir).map(|(s, u)| snap(s / n as f64 + radius * u / dir_norm)).collect())
+        Ok(sum
+            .iter()
+            .zip(&dir)
+            .map(|(s, u)| snap(s / n as f64 + radius * u / dir_norm))
+            .collect())
     }
 }
 
@@ -187,7 +220,9 @@ impl MeanEstimator for ClippedLaplaceMean {
         format!("clipped Laplace mean (eps = {})", self.epsilon)
     }
     fn privacy(&self) -> Privacy {
-        Privacy::Pure { epsilon: self.epsilon }
+        Privacy::Pure {
+            epsilon: self.epsilon,
+        }
     }
     /// [`ClippedLaplaceMean::release`] seeded with `seed` (the harness's reproducible runs).
     fn estimate(&self, data: &DMatrix<f64>, seed: u64) -> Result<Vec<f64>, LearnError> {
@@ -201,7 +236,9 @@ impl MeanEstimator for PrivateMean {
         format!("SoS private mean (eps = {})", self.epsilon())
     }
     fn privacy(&self) -> Privacy {
-        Privacy::Pure { epsilon: self.epsilon() }
+        Privacy::Pure {
+            epsilon: self.epsilon(),
+        }
     }
     fn estimate(&self, data: &DMatrix<f64>, seed: u64) -> Result<Vec<f64>, LearnError> {
         Ok(self.clone().seed(seed).fit(data)?.release.estimate)
@@ -236,7 +273,9 @@ impl CovarianceEstimator for EmpiricalCovariance {
         check(data)?;
         let (n, d) = data.shape();
         if n < 2 {
-            return Err(LearnError::TooFewSamples(format!("the sample covariance needs at least 2 records, got {n}")));
+            return Err(LearnError::TooFewSamples(format!(
+                "the sample covariance needs at least 2 records, got {n}"
+            )));
         }
         let mean = data.row_mean();
         let centred = DMatrix::from_fn(n, d, |i, k| data[(i, k)] - mean[k]);
@@ -255,7 +294,11 @@ mod covariance_tests {
         let x = DMatrix::from_row_slice(3, 2, &[0.0, 0.0, 2.0, 0.0, 1.0, 3.0]);
         let s = EmpiricalCovariance.estimate(&x, 0).unwrap();
         assert_eq!(s, DMatrix::from_row_slice(2, 2, &[1.0, 0.0, 0.0, 3.0]));
-        assert!(EmpiricalCovariance.estimate(&DMatrix::zeros(1, 2), 0).is_err());
+        assert!(
+            EmpiricalCovariance
+                .estimate(&DMatrix::zeros(1, 2), 0)
+                .is_err()
+        );
     }
 }
 
@@ -266,22 +309,65 @@ mod tests {
 
     /// `n x d` records spread around `(1, ..., 1)`, a few beyond the clip.
     fn data(n: usize, d: usize) -> DMatrix<f64> {
-        DMatrix::from_fn(n, d, |i, j| 1.0 + ((i * 7 + j * 3) % 11) as f64 / 5.0 - 1.0 + if i % 50 == 0 { 40.0 } else { 0.0 })
+        DMatrix::from_fn(n, d, |i, j| {
+            1.0 + ((i * 7 + j * 3) % 11) as f64 / 5.0 - 1.0 + if i % 50 == 0 { 40.0 } else { 0.0 }
+        })
     }
 
     #[test]
     fn the_grid_is_the_smallest_power_of_two_above_the_noise_scale() {
-        for (eps, clip, n) in [(1.0, 10.0, 200), (0.3, 7.5, 1000), (2.0, 1.0, 3), (1.0, 0.5, 1)] {
+        for (eps, clip, n) in [
+            (1.0, 10.0, 200),
+            (0.3, 7.5, 1000),
+            (2.0, 1.0, 3),
+            (1.0, 0.5, 1),
+        ] {
             let m = ClippedLaplaceMean { epsilon: eps, clip };
             let (scale, grid) = (m.noise_scale(n).unwrap(), m.grid(n).unwrap());
-            assert_eq!(grid, 2f64.powi(grid.log2() as i32), "{grid} is not a power of two");
-            assert!(grid >= scale && grid / 2.0 < scale, "grid {grid}, scale {scale}");
+            assert_eq!(
+                grid,
+                2f64.powi(grid.log2() as i32),
+                "{grid} is not a power of two"
+            );
+            assert!(
+                grid >= scale && grid / 2.0 < scale,
+                "grid {grid}, scale {scale}"
+            );
         }
         // A power of two is its own grid step.
-        assert_eq!(ClippedLaplaceMean { epsilon: 1.0, clip: 4.0 }.grid(2).unwrap(), 4.0);
-        assert!(ClippedLaplaceMean { epsilon: 0.0, clip: 4.0 }.grid(2).is_err());
-        assert!(ClippedLaplaceMean { epsilon: 1.0, clip: f64::INFINITY }.grid(2).is_err());
-        assert!(ClippedLaplaceMean { epsilon: 1e-300, clip: 1e300 }.grid(1).is_err());
+        assert_eq!(
+            ClippedLaplaceMean {
+                epsilon: 1.0,
+                clip: 4.0
+            }
+            .grid(2)
+            .unwrap(),
+            4.0
+        );
+        assert!(
+            ClippedLaplaceMean {
+                epsilon: 0.0,
+                clip: 4.0
+            }
+            .grid(2)
+            .is_err()
+        );
+        assert!(
+            ClippedLaplaceMean {
+                epsilon: 1.0,
+                clip: f64::INFINITY
+            }
+            .grid(2)
+            .is_err()
+        );
+        assert!(
+            ClippedLaplaceMean {
+                epsilon: 1e-300,
+                clip: 1e300
+            }
+            .grid(1)
+            .is_err()
+        );
     }
 
     #[test]
@@ -292,25 +378,53 @@ mod tests {
         let bound = (m.clip / grid).ceil() * grid;
         for seed in 0..50 {
             for v in m.estimate(&x, seed).unwrap() {
-                assert_eq!((v / grid).fract(), 0.0, "seed {seed}: {v} is not a multiple of {grid}");
-                assert!(v.abs() <= bound, "seed {seed}: {v} outside [-{bound}, {bound}]");
+                assert_eq!(
+                    (v / grid).fract(),
+                    0.0,
+                    "seed {seed}: {v} is not a multiple of {grid}"
+                );
+                assert!(
+                    v.abs() <= bound,
+                    "seed {seed}: {v} outside [-{bound}, {bound}]"
+                );
             }
         }
         // A noise scale far above the data: the clamp binds, and its bound is on the grid too.
-        let tiny = ClippedLaplaceMean { epsilon: 0.01, clip: 3.0 };
+        let tiny = ClippedLaplaceMean {
+            epsilon: 0.01,
+            clip: 3.0,
+        };
         let grid = tiny.grid(5).unwrap();
-        let outputs: Vec<f64> = (0..20).flat_map(|s| tiny.estimate(&data(5, 2), s).unwrap()).collect();
-        assert!(outputs.iter().all(|v| (v / grid).fract() == 0.0 && v.abs() <= (3.0 / grid).ceil() * grid), "{outputs:?}");
-        assert!(outputs.iter().any(|v| v.abs() == (3.0 / grid).ceil() * grid), "{outputs:?}");
+        let outputs: Vec<f64> = (0..20)
+            .flat_map(|s| tiny.estimate(&data(5, 2), s).unwrap())
+            .collect();
+        assert!(
+            outputs
+                .iter()
+                .all(|v| (v / grid).fract() == 0.0 && v.abs() <= (3.0 / grid).ceil() * grid),
+            "{outputs:?}"
+        );
+        assert!(
+            outputs
+                .iter()
+                .any(|v| v.abs() == (3.0 / grid).ceil() * grid),
+            "{outputs:?}"
+        );
     }
 
     #[test]
     fn seeded_runs_repeat_and_unseeded_runs_differ() {
         let m = ClippedLaplaceMean::for_prior(1.0, 5.0, 200, 10);
         let x = data(200, 10);
-        assert_eq!(m.release(&x, Some(7)).unwrap(), m.release(&x, Some(7)).unwrap());
+        assert_eq!(
+            m.release(&x, Some(7)).unwrap(),
+            m.release(&x, Some(7)).unwrap()
+        );
         assert_eq!(m.estimate(&x, 7).unwrap(), m.release(&x, Some(7)).unwrap());
-        assert_ne!(m.release(&x, Some(7)).unwrap(), m.release(&x, Some(8)).unwrap());
+        assert_ne!(
+            m.release(&x, Some(7)).unwrap(),
+            m.release(&x, Some(8)).unwrap()
+        );
         // Fresh OS randomness: two runs repeat with probability below 1e-6 (10 coordinates,
         // each on a grid no coarser than twice the noise scale).
         assert_ne!(m.release(&x, None).unwrap(), m.release(&x, None).unwrap());

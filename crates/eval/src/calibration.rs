@@ -10,8 +10,8 @@
 //! on them.
 use crate::metrics::l2_error;
 use crate::{Adversary, CorruptedSample};
-use rand::rngs::StdRng;
 use rand::SeedableRng;
+use rand::rngs::StdRng;
 use serde::Serialize;
 use sosdp_learn::{Constants, LearnError, PrivateMean};
 use std::time::Instant;
@@ -39,7 +39,13 @@ impl Case {
     /// The dataset of `seed`.
     pub fn sample(&self, seed: u64) -> CorruptedSample {
         let mut rng = StdRng::seed_from_u64(seed);
-        CorruptedSample::identity_covariance(&mut rng, self.n, &self.mean(), self.corruption, &self.adversary)
+        CorruptedSample::identity_covariance(
+            &mut rng,
+            self.n,
+            &self.mean(),
+            self.corruption,
+            &self.adversary,
+        )
     }
 }
 
@@ -63,7 +69,11 @@ pub struct StageMeasure {
 }
 
 /// Run `case` with `seed` under `constants` and measure every stage.
-pub fn measure(case: &Case, seed: u64, constants: &Constants) -> Result<Vec<StageMeasure>, LearnError> {
+pub fn measure(
+    case: &Case,
+    seed: u64,
+    constants: &Constants,
+) -> Result<Vec<StageMeasure>, LearnError> {
     let sample = case.sample(seed);
     let truth = case.mean();
     let clock = Instant::now();

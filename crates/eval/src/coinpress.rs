@@ -4,10 +4,10 @@
 //! comparison at a pure `eps`.
 use crate::baseline::{MeanEstimator, Privacy};
 use nalgebra::DMatrix;
-use rand::rngs::StdRng;
 use rand::SeedableRng;
+use rand::rngs::StdRng;
 use rand_distr::{Distribution, StandardNormal};
-use sosdp_learn::{check_data, LearnError};
+use sosdp_learn::{LearnError, check_data};
 
 /// CoinPress for the mean of `N(mu, I_d)` with the prior `|mu|_2 <= R`: `T` rounds of the
 /// paper's one-step improvement `MVM` (their Algorithm 1) chained as in `MVMRec`
@@ -166,7 +166,10 @@ fn gaussian_norm_bound(d: usize, b: f64) -> f64 {
 impl MeanEstimator for CoinPressMean {
     fn name(&self) -> String {
         match self.matched_epsilon {
-            Some(epsilon) => format!("CoinPress (rho = {} zCDP, = eps^2/2 for eps = {epsilon})", self.rho),
+            Some(epsilon) => format!(
+                "CoinPress (rho = {} zCDP, = eps^2/2 for eps = {epsilon})",
+                self.rho
+            ),
             None => format!("CoinPress (rho = {} zCDP)", self.rho),
         }
     }
@@ -191,7 +194,12 @@ impl MeanEstimator for CoinPressMean {
             let clip = r + gamma_clip;
             let mut sum = vec![0.0; d];
             for row in data.row_iter() {
-                let dist = row.iter().zip(&centre).map(|(x, c)| (x - c) * (x - c)).sum::<f64>().sqrt();
+                let dist = row
+                    .iter()
+                    .zip(&centre)
+                    .map(|(x, c)| (x - c) * (x - c))
+                    .sum::<f64>()
+                    .sqrt();
                 let scale = if dist > clip { clip / dist } else { 1.0 };
                 for (k, s) in sum.iter_mut().enumerate() {
                     *s += centre[k] + scale * (row[k] - centre[k]);
@@ -244,8 +252,14 @@ mod tests {
         let cp = CoinPressMean::matching_pure(1.0, 10.0);
         assert_eq!(cp.rho, 0.5);
         assert_eq!(cp.privacy(), Privacy::Zcdp { rho: 0.5 });
-        assert_eq!(cp.name(), "CoinPress (rho = 0.5 zCDP, = eps^2/2 for eps = 1)");
-        assert_eq!(CoinPressMean::new(0.25, 1.0).name(), "CoinPress (rho = 0.25 zCDP)");
+        assert_eq!(
+            cp.name(),
+            "CoinPress (rho = 0.5 zCDP, = eps^2/2 for eps = 1)"
+        );
+        assert_eq!(
+            CoinPressMean::new(0.25, 1.0).name(),
+            "CoinPress (rho = 0.25 zCDP)"
+        );
     }
 
     #[test]
@@ -255,9 +269,14 @@ mod tests {
         let empirical: Vec<f64> = data.row_mean().iter().copied().collect();
         for radius in [10.0, 100.0, 1000.0] {
             let cp = CoinPressMean::new(0.5, radius);
-            let errs: Vec<f64> = (0..3).map(|s| l2_error(&cp.estimate(&data, s).unwrap(), &mean)).collect();
+            let errs: Vec<f64> = (0..3)
+                .map(|s| l2_error(&cp.estimate(&data, s).unwrap(), &mean))
+                .collect();
             let max = errs.iter().copied().fold(0.0, f64::max);
-            eprintln!("CoinPress R = {radius}: errors {errs:?} (empirical mean {:.4})", l2_error(&empirical, &mean));
+            eprintln!(
+                "CoinPress R = {radius}: errors {errs:?} (empirical mean {:.4})",
+                l2_error(&empirical, &mean)
+            );
             assert!(max < 0.05, "R = {radius}: errors {errs:?}");
         }
     }
@@ -268,12 +287,23 @@ mod tests {
         let radius = 1000.0;
         let (mut iterated, mut one_shot) = (0.0, 0.0);
         for s in 0..5 {
-            iterated += l2_error(&CoinPressMean::new(0.5, radius).estimate(&data, s).unwrap(), &mean) / 5.0;
-            one_shot +=
-                l2_error(&CoinPressMean::new(0.5, radius).with_steps(1).estimate(&data, s).unwrap(), &mean) / 5.0;
+            iterated += l2_error(
+                &CoinPressMean::new(0.5, radius).estimate(&data, s).unwrap(),
+                &mean,
+            ) / 5.0;
+            one_shot += l2_error(
+                &CoinPressMean::new(0.5, radius)
+                    .with_steps(1)
+                    .estimate(&data, s)
+                    .unwrap(),
+                &mean,
+            ) / 5.0;
         }
         eprintln!("R = {radius}: CoinPress T = 4 mean error {iterated:.4}, one-shot {one_shot:.4}");
-        assert!(iterated * 4.0 < one_shot, "iterated {iterated}, one-shot {one_shot}");
+        assert!(
+            iterated * 4.0 < one_shot,
+            "iterated {iterated}, one-shot {one_shot}"
+        );
     }
 
     #[test]
@@ -289,43 +319,90 @@ mod tests {
         let cp = CoinPressMean::new(rho, radius).with_steps(1);
         let runs = 400;
         let var = (0..runs)
-            .map(|s| cp.estimate(&data, s).unwrap().iter().zip(&empirical).map(|(a, b)| (a - b).powi(2)).sum::<f64>())
+            .map(|s| {
+                cp.estimate(&data, s)
+                    .unwrap()
+                    .iter()
+                    .zip(&empirical)
+                    .map(|(a, b)| (a - b).powi(2))
+                    .sum::<f64>()
+            })
             .sum::<f64>()
             / (runs as f64 * d as f64);
-        eprintln!("one-shot noise: measured sd {:.5}, sigma {sigma:.5}", var.sqrt());
-        assert!((var.sqrt() / sigma - 1.0).abs() < 0.1, "measured {}, expected {sigma}", var.sqrt());
+        eprintln!(
+            "one-shot noise: measured sd {:.5}, sigma {sigma:.5}",
+            var.sqrt()
+        );
+        assert!(
+            (var.sqrt() / sigma - 1.0).abs() < 0.1,
+            "measured {}, expected {sigma}",
+            var.sqrt()
+        );
     }
 
     #[test]
     fn seeded_and_deterministic() {
         let (data, _) = clean(500, 3, 1.0, 3);
         let cp = CoinPressMean::new(0.1, 5.0);
-        assert_eq!(cp.estimate(&data, 7).unwrap(), cp.estimate(&data, 7).unwrap());
-        assert_ne!(cp.estimate(&data, 7).unwrap(), cp.estimate(&data, 8).unwrap());
+        assert_eq!(
+            cp.estimate(&data, 7).unwrap(),
+            cp.estimate(&data, 7).unwrap()
+        );
+        assert_ne!(
+            cp.estimate(&data, 7).unwrap(),
+            cp.estimate(&data, 8).unwrap()
+        );
     }
 
     #[test]
     fn rejects_bad_settings_and_data() {
         let (data, _) = clean(100, 3, 1.0, 4);
         for rho in [0.0, -1.0, f64::NAN, f64::INFINITY] {
-            assert!(matches!(CoinPressMean::new(rho, 10.0).estimate(&data, 0), Err(LearnError::InvalidSetting(_))));
+            assert!(matches!(
+                CoinPressMean::new(rho, 10.0).estimate(&data, 0),
+                Err(LearnError::InvalidSetting(_))
+            ));
         }
         for eps in [0.0, -1.0, f64::NAN] {
-            assert!(matches!(CoinPressMean::matching_pure(eps, 10.0).estimate(&data, 0), Err(LearnError::Epsilon(_))));
+            assert!(matches!(
+                CoinPressMean::matching_pure(eps, 10.0).estimate(&data, 0),
+                Err(LearnError::Epsilon(_))
+            ));
         }
         for radius in [0.0, -3.0, f64::NAN, f64::INFINITY] {
-            assert!(matches!(CoinPressMean::new(0.5, radius).estimate(&data, 0), Err(LearnError::Radius(_))));
+            assert!(matches!(
+                CoinPressMean::new(0.5, radius).estimate(&data, 0),
+                Err(LearnError::Radius(_))
+            ));
         }
-        assert!(matches!(CoinPressMean::new(0.5, 10.0).with_beta(1.0).estimate(&data, 0), Err(LearnError::Beta(_))));
-        assert!(CoinPressMean::new(0.5, 10.0).with_steps(0).estimate(&data, 0).is_err());
-        assert!(CoinPressMean::new(0.5, 10.0).with_final_share(1.0).estimate(&data, 0).is_err());
+        assert!(matches!(
+            CoinPressMean::new(0.5, 10.0)
+                .with_beta(1.0)
+                .estimate(&data, 0),
+            Err(LearnError::Beta(_))
+        ));
+        assert!(
+            CoinPressMean::new(0.5, 10.0)
+                .with_steps(0)
+                .estimate(&data, 0)
+                .is_err()
+        );
+        assert!(
+            CoinPressMean::new(0.5, 10.0)
+                .with_final_share(1.0)
+                .estimate(&data, 0)
+                .is_err()
+        );
         let mut bad = data.clone();
         bad[(5, 1)] = f64::NAN;
         assert!(matches!(
             CoinPressMean::new(0.5, 10.0).estimate(&bad, 0),
             Err(LearnError::NonFinite { row: 5, column: 1 })
         ));
-        assert!(matches!(CoinPressMean::new(0.5, 10.0).estimate(&DMatrix::zeros(0, 3), 0), Err(LearnError::EmptyData)));
+        assert!(matches!(
+            CoinPressMean::new(0.5, 10.0).estimate(&DMatrix::zeros(0, 3), 0),
+            Err(LearnError::EmptyData)
+        ));
         // A huge radius must give an error or an estimate, never a panic.
         let _ = CoinPressMean::new(0.5, f64::MAX / 4.0).estimate(&data, 0);
     }

@@ -5,10 +5,10 @@
 //! [`CovarianceEstimator`] baseline. It is `rho`-zCDP, not pure DP.
 use crate::baseline::{CovarianceEstimator, Privacy};
 use nalgebra::DMatrix;
-use rand::rngs::StdRng;
 use rand::SeedableRng;
+use rand::rngs::StdRng;
 use rand_distr::{Distribution, StandardNormal};
-use sosdp_learn::{check_data, LearnError};
+use sosdp_learn::{LearnError, check_data};
 
 /// CoinPress covariance estimation for `N(0, Sigma)` under the prior `I ⪯ Sigma ⪯ K I`
 /// (`K` = [`kappa`](Self::kappa), the authors' `u`).
@@ -83,7 +83,12 @@ impl CoinPressCovariance {
     /// CoinPress covariance at the zCDP budget `rho` with the prior `I ⪯ Sigma ⪯ kappa I`,
     /// default `T` and `beta`. Settings are validated by [`fit`](Self::fit).
     pub fn new(rho: f64, kappa: f64) -> Self {
-        CoinPressCovariance { rho, kappa, steps: Self::DEFAULT_STEPS, beta: Self::DEFAULT_BETA }
+        CoinPressCovariance {
+            rho,
+            kappa,
+            steps: Self::DEFAULT_STEPS,
+            beta: Self::DEFAULT_BETA,
+        }
     }
 
     /// CoinPress covariance at `rho = eps^2 / 2`, the zCDP budget implied by pure `eps`-DP
@@ -117,10 +122,16 @@ impl CoinPressCovariance {
 
     fn validate(&self) -> Result<(), LearnError> {
         if !(self.rho.is_finite() && self.rho > 0.0) {
-            return Err(LearnError::InvalidSetting(format!("the zCDP budget rho must be positive and finite, got {}", self.rho)));
+            return Err(LearnError::InvalidSetting(format!(
+                "the zCDP budget rho must be positive and finite, got {}",
+                self.rho
+            )));
         }
         if !(self.kappa.is_finite() && self.kappa >= 1.0) {
-            return Err(LearnError::InvalidSetting(format!("kappa (the prior I ⪯ Sigma ⪯ K I) must be finite and >= 1, got {}", self.kappa)));
+            return Err(LearnError::InvalidSetting(format!(
+                "kappa (the prior I ⪯ Sigma ⪯ K I) must be finite and >= 1, got {}",
+                self.kappa
+            )));
         }
         if !(self.beta > 0.0 && self.beta < 1.0) {
             return Err(LearnError::Beta(self.beta));
@@ -142,21 +153,33 @@ impl CoinPressCovariance {
         check_data(data)?;
         let pairs = pairs(data);
         if pairs.nrows() == 0 {
-            return Err(LearnError::TooFewSamples(format!("{} record gives no pair; CoinPress covariance needs at least 2", data.nrows())));
+            return Err(LearnError::TooFewSamples(format!(
+                "{} record gives no pair; CoinPress covariance needs at least 2",
+                data.nrows()
+            )));
         }
         self.run(&pairs, seed, 1.0)
     }
 
     /// The estimate of `Sigma` from rows already known to be `N(0, Sigma)` (no pairing: the
     /// authors' setting).
-    pub fn fit_zero_mean(&self, data: &DMatrix<f64>, seed: u64) -> Result<DMatrix<f64>, LearnError> {
+    pub fn fit_zero_mean(
+        &self,
+        data: &DMatrix<f64>,
+        seed: u64,
+    ) -> Result<DMatrix<f64>, LearnError> {
         check_data(data)?;
         self.run(data, seed, 1.0)
     }
 
     /// `cov_est` on the rows of `x`, with the noise standard deviation multiplied by
     /// `noise_factor` (1 in every public entry point; the tests break it on purpose).
-    fn run(&self, x: &DMatrix<f64>, seed: u64, noise_factor: f64) -> Result<DMatrix<f64>, LearnError> {
+    fn run(
+        &self,
+        x: &DMatrix<f64>,
+        seed: u64,
+        noise_factor: f64,
+    ) -> Result<DMatrix<f64>, LearnError> {
         self.validate()?;
         let (m, d) = x.shape();
         let mf = m as f64;
@@ -201,10 +224,17 @@ impl CoinPressCovariance {
                 a = spd_inverse_sqrt(&u) * &a;
             }
         }
-        let a_inv = a.clone().try_inverse().ok_or_else(|| LearnError::InvalidSetting("CoinPress covariance: the whitening matrix is singular".into()))?;
+        let a_inv = a.clone().try_inverse().ok_or_else(|| {
+            LearnError::InvalidSetting(
+                "CoinPress covariance: the whitening matrix is singular".into(),
+            )
+        })?;
         let cov = &a_inv * z * a_inv.transpose();
         if cov.iter().any(|v| !v.is_finite()) {
-            return Err(LearnError::InvalidSetting(format!("CoinPress covariance overflowed (kappa {} too large for floating point)", self.kappa)));
+            return Err(LearnError::InvalidSetting(format!(
+                "CoinPress covariance overflowed (kappa {} too large for floating point)",
+                self.kappa
+            )));
         }
         Ok(cov)
     }
@@ -214,7 +244,9 @@ impl CoinPressCovariance {
 /// dropped), formed as `sqrt 2 (y_{2i}/2 - y_{2i-1}/2)` so finite records never overflow.
 pub fn pairs(data: &DMatrix<f64>) -> DMatrix<f64> {
     let (m, d) = (data.nrows() / 2, data.ncols());
-    DMatrix::from_fn(m, d, |i, k| std::f64::consts::SQRT_2 * (0.5 * data[(2 * i + 1, k)] - 0.5 * data[(2 * i, k)]))
+    DMatrix::from_fn(m, d, |i, k| {
+        std::f64::consts::SQRT_2 * (0.5 * data[(2 * i + 1, k)] - 0.5 * data[(2 * i, k)])
+    })
 }
 
 /// The authors' `psd_proj_symm` (`utils.py`): `U diag(s) U^T` from the SVD `Z = U diag(s) V^T`,
@@ -229,7 +261,9 @@ pub fn abs_psd(z: &DMatrix<f64>) -> DMatrix<f64> {
 /// `U^{-1/2}` for a symmetric positive definite `U`.
 fn spd_inverse_sqrt(u: &DMatrix<f64>) -> DMatrix<f64> {
     let eig = (0.5 * (u + u.transpose())).symmetric_eigen();
-    let vals = eig.eigenvalues.map(|v| 1.0 / v.max(f64::MIN_POSITIVE).sqrt());
+    let vals = eig
+        .eigenvalues
+        .map(|v| 1.0 / v.max(f64::MIN_POSITIVE).sqrt());
     &eig.eigenvectors * DMatrix::from_diagonal(&vals) * eig.eigenvectors.transpose()
 }
 
@@ -266,7 +300,10 @@ mod tests {
         let eig = nalgebra::DVector::from_fn(d, |k, _| cond.powf(k as f64 / (d - 1) as f64));
         let a = &q * DMatrix::from_diagonal(&eig.map(f64::sqrt));
         let sigma = &a * a.transpose();
-        (gaussian_samples(&mut rng, n, &vec![mean; d], Some(&a)), sigma)
+        (
+            gaussian_samples(&mut rng, n, &vec![mean; d], Some(&a)),
+            sigma,
+        )
     }
 
     #[test]
@@ -275,8 +312,12 @@ mod tests {
         // clamp R diag(2, 0, 0.5) R^T.
         let (c, s) = (0.6f64, 0.8f64);
         let r = DMatrix::from_row_slice(3, 3, &[c, -s, 0.0, s, c, 0.0, 0.0, 0.0, 1.0]);
-        let z = &r * DMatrix::from_diagonal(&nalgebra::DVector::from_vec(vec![2.0, -3.0, 0.5])) * r.transpose();
-        let abs = &r * DMatrix::from_diagonal(&nalgebra::DVector::from_vec(vec![2.0, 3.0, 0.5])) * r.transpose();
+        let z = &r
+            * DMatrix::from_diagonal(&nalgebra::DVector::from_vec(vec![2.0, -3.0, 0.5]))
+            * r.transpose();
+        let abs = &r
+            * DMatrix::from_diagonal(&nalgebra::DVector::from_vec(vec![2.0, 3.0, 0.5]))
+            * r.transpose();
         assert!((abs_psd(&z) - &abs).norm() < 1e-12);
         let spd = &abs + DMatrix::identity(3, 3);
         assert!((abs_psd(&spd) - &spd).norm() < 1e-12);
@@ -300,7 +341,12 @@ mod tests {
         let b4 = b(4);
         assert!(b4[..3].iter().all(|x| (x - 0.5 / 12.0).abs() < 1e-15) && b4[3] == 0.375);
         assert!((b4.iter().sum::<f64>() - 0.5).abs() < 1e-12);
-        assert!((gaussian_tailbound(10, 0.1) - (10.0 + 2.0 * (10.0 * 10f64.ln()).sqrt() + 2.0 * 10f64.ln()).sqrt()).abs() < 1e-12);
+        assert!(
+            (gaussian_tailbound(10, 0.1)
+                - (10.0 + 2.0 * (10.0 * 10f64.ln()).sqrt() + 2.0 * 10f64.ln()).sqrt())
+            .abs()
+                < 1e-12
+        );
     }
 
     /// Clean `N(mu, Sigma)`, cond 10, d = 5, n = 20000 (10000 pairs), rho = 10, K = 100: the
@@ -313,17 +359,25 @@ mod tests {
         let (data, sigma) = sample(20_000, 5, 10.0, 3.0, 11);
         let mean_error = |steps: usize| {
             let cp = CoinPressCovariance::new(10.0, 100.0).with_steps(steps);
-            let errs: Vec<f64> = (0..3).map(|seed| frobenius_error(&cp.fit(&data, seed).unwrap(), &sigma)).collect();
+            let errs: Vec<f64> = (0..3)
+                .map(|seed| frobenius_error(&cp.fit(&data, seed).unwrap(), &sigma))
+                .collect();
             eprintln!("T = {steps}: errors {errs:?}");
             errs
         };
         for steps in [2, 3, 4] {
             let errs = mean_error(steps);
-            assert!(errs.iter().all(|&e| e < 0.2), "T = {steps}: errors {errs:?}");
+            assert!(
+                errs.iter().all(|&e| e < 0.2),
+                "T = {steps}: errors {errs:?}"
+            );
         }
         let avg = |v: Vec<f64>| v.iter().sum::<f64>() / v.len() as f64;
         let (one_shot, iterated) = (avg(mean_error(1)), avg(mean_error(2)));
-        assert!(1.5 * iterated < one_shot, "T = 2: {iterated}, T = 1: {one_shot}");
+        assert!(
+            1.5 * iterated < one_shot,
+            "T = 2: {iterated}, T = 1: {one_shot}"
+        );
         let cp = CoinPressCovariance::new(10.0, 100.0);
         let broken = cp.run(&pairs(&data), 0, 100.0).unwrap();
         let err = frobenius_error(&broken, &sigma);
@@ -345,14 +399,59 @@ mod tests {
             base * scale[k] * if i % 10 == 0 { 4.0 } else { 1.0 } + 0.3 * ((i * k) % 5) as f64
         });
         let reference: [(usize, [f64; 9]); 3] = [
-            (1, [22.73172521823415, 0.406022490027772, -2.2402371271454817, 0.406022490027772, 4.893117738175658, -0.05097962458872873, -2.2402371271454817, -0.05097962458872873, 1.4833565860587479]),
-            (2, [34.53191929311929, -0.9000380518080894, -3.3424861133673214, -0.9000380518079882, 7.530079498392338, -0.30257319248578596, -3.342486113367333, -0.3025731924857739, 1.8256250775670229]),
-            (3, [43.37771999278311, -2.319537649036572, -4.193784388454855, -2.3195376490365742, 9.500220111639699, -0.5454764714773358, -4.193784388454855, -0.5454764714773361, 2.0435784491329505]),
+            (
+                1,
+                [
+                    22.73172521823415,
+                    0.406022490027772,
+                    -2.2402371271454817,
+                    0.406022490027772,
+                    4.893117738175658,
+                    -0.05097962458872873,
+                    -2.2402371271454817,
+                    -0.05097962458872873,
+                    1.4833565860587479,
+                ],
+            ),
+            (
+                2,
+                [
+                    34.53191929311929,
+                    -0.9000380518080894,
+                    -3.3424861133673214,
+                    -0.9000380518079882,
+                    7.530079498392338,
+                    -0.30257319248578596,
+                    -3.342486113367333,
+                    -0.3025731924857739,
+                    1.8256250775670229,
+                ],
+            ),
+            (
+                3,
+                [
+                    43.37771999278311,
+                    -2.319537649036572,
+                    -4.193784388454855,
+                    -2.3195376490365742,
+                    9.500220111639699,
+                    -0.5454764714773358,
+                    -4.193784388454855,
+                    -0.5454764714773361,
+                    2.0435784491329505,
+                ],
+            ),
         ];
         for (steps, want) in reference {
-            let got = CoinPressCovariance::new(1.0, 4.0).with_steps(steps).run(&x, 0, 0.0).unwrap();
+            let got = CoinPressCovariance::new(1.0, 4.0)
+                .with_steps(steps)
+                .run(&x, 0, 0.0)
+                .unwrap();
             let want = DMatrix::from_row_slice(3, 3, &want);
-            assert!((&got - &want).norm() < 1e-9 * want.norm(), "T = {steps}: got {got}, want {want}");
+            assert!(
+                (&got - &want).norm() < 1e-9 * want.norm(),
+                "T = {steps}: got {got}, want {want}"
+            );
         }
     }
 
@@ -365,7 +464,10 @@ mod tests {
         let mut rng = StdRng::seed_from_u64(5);
         let x = gaussian_samples(&mut rng, m, &vec![0.0; d], None);
         let gamma = gaussian_tailbound(d, 0.1);
-        assert!(x.row_iter().all(|r| r.norm() / kappa.sqrt() < gamma), "a row would be clipped");
+        assert!(
+            x.row_iter().all(|r| r.norm() / kappa.sqrt() < gamma),
+            "a row would be clipped"
+        );
         let moment = x.transpose() * &x / m as f64;
         let sd = kappa * gamma * gamma / (m as f64 * rho.sqrt());
         let cp = CoinPressCovariance::new(rho, kappa).with_steps(1);
@@ -377,7 +479,10 @@ mod tests {
         }
         let measured = (sum_sq / (runs as f64 * (d * d) as f64)).sqrt();
         eprintln!("one-step noise: measured sd {measured:.5}, expected {sd:.5}");
-        assert!((measured / sd - 1.0).abs() < 0.1, "measured {measured}, expected {sd}");
+        assert!(
+            (measured / sd - 1.0).abs() < 0.1,
+            "measured {measured}, expected {sd}"
+        );
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //! as a non-private [`MeanEstimator`] baseline.
 use crate::baseline::{MeanEstimator, Privacy};
 use nalgebra::{DMatrix, DVector};
-use sosdp_learn::{check_data, LearnError};
+use sosdp_learn::{LearnError, check_data};
 
 /// The spectral filter (robust, not private), deterministic.
 ///
@@ -43,7 +43,12 @@ pub struct FilterMean {
 
 impl Default for FilterMean {
     fn default() -> Self {
-        FilterMean { eta: 0.05, stop_constant: 3.0, tail_factor: 2.5, max_rounds: 50 }
+        FilterMean {
+            eta: 0.05,
+            stop_constant: 3.0,
+            tail_factor: 2.5,
+            max_rounds: 50,
+        }
     }
 }
 
@@ -67,7 +72,10 @@ pub struct FilterFit {
 impl FilterMean {
     /// The filter for the corruption bound `eta`, other settings default.
     pub fn new(eta: f64) -> Self {
-        FilterMean { eta, ..Self::default() }
+        FilterMean {
+            eta,
+            ..Self::default()
+        }
     }
 
     /// Run the filter on `data` (one record per row).
@@ -92,10 +100,22 @@ impl FilterMean {
         let eta = self.eta;
 
         // 1. Naive pruning around the coordinate-wise median.
-        let med: Vec<f64> = data.column_iter().map(|c| median(c.iter().copied().collect())).collect();
-        let dist: Vec<f64> =
-            data.row_iter().map(|r| r.iter().zip(&med).map(|(x, m)| (x - m) * (x - m)).sum::<f64>().sqrt()).collect();
-        let radius = ((d as f64).sqrt() + 2.0 * (n.max(2) as f64).ln().sqrt()).max(median(dist.clone()));
+        let med: Vec<f64> = data
+            .column_iter()
+            .map(|c| median(c.iter().copied().collect()))
+            .collect();
+        let dist: Vec<f64> = data
+            .row_iter()
+            .map(|r| {
+                r.iter()
+                    .zip(&med)
+                    .map(|(x, m)| (x - m) * (x - m))
+                    .sum::<f64>()
+                    .sqrt()
+            })
+            .collect();
+        let radius =
+            ((d as f64).sqrt() + 2.0 * (n.max(2) as f64).ln().sqrt()).max(median(dist.clone()));
         let mut kept: Vec<usize> = (0..n).filter(|&i| dist[i] <= radius).collect();
         let pruned = n - kept.len();
 
@@ -109,14 +129,28 @@ impl FilterMean {
         loop {
             let (mean, lambda, v) = top_direction(data, &kept);
             final_lambda = lambda;
-            if lambda <= threshold || rounds >= self.max_rounds || filtered >= cap || kept.len() < 2 {
-                return Ok(FilterFit { estimate: mean, kept, pruned, filtered, rounds, final_lambda });
+            if lambda <= threshold || rounds >= self.max_rounds || filtered >= cap || kept.len() < 2
+            {
+                return Ok(FilterFit {
+                    estimate: mean,
+                    kept,
+                    pruned,
+                    filtered,
+                    rounds,
+                    final_lambda,
+                });
             }
-            let proj: Vec<f64> =
-                kept.iter().map(|&i| data.row(i).iter().zip(v.iter()).map(|(x, u)| x * u).sum()).collect();
+            let proj: Vec<f64> = kept
+                .iter()
+                .map(|&i| data.row(i).iter().zip(v.iter()).map(|(x, u)| x * u).sum())
+                .collect();
             let centre = median(proj.clone());
             // (|<x, v> - centre|, row) in increasing order.
-            let mut y: Vec<(f64, usize)> = proj.iter().zip(&kept).map(|(p, &i)| ((p - centre).abs(), i)).collect();
+            let mut y: Vec<(f64, usize)> = proj
+                .iter()
+                .zip(&kept)
+                .map(|(p, &i)| ((p - centre).abs(), i))
+                .collect();
             y.sort_by(|a, b| a.0.total_cmp(&b.0));
             let m = y.len();
             let cut = (0..m).find(|&j| {
@@ -125,12 +159,22 @@ impl FilterMean {
             });
             // Keep positions 0..=j; records tied with y_(j) stay.
             let keep_to = match cut {
-                Some(j) => y[j + 1..].iter().position(|e| e.0 > y[j].0).map_or(m, |p| j + 1 + p),
+                Some(j) => y[j + 1..]
+                    .iter()
+                    .position(|e| e.0 > y[j].0)
+                    .map_or(m, |p| j + 1 + p),
                 None => m,
             };
             let remove = (m - keep_to).min(cap - filtered);
             if remove == 0 {
-                return Ok(FilterFit { estimate: mean, kept, pruned, filtered, rounds, final_lambda });
+                return Ok(FilterFit {
+                    estimate: mean,
+                    kept,
+                    pruned,
+                    filtered,
+                    rounds,
+                    final_lambda,
+                });
             }
             kept = y[..m - remove].iter().map(|e| e.1).collect();
             kept.sort_unstable();
@@ -154,7 +198,11 @@ fn top_direction(data: &DMatrix<f64>, kept: &[usize]) -> (Vec<f64>, f64, DVector
     let cov = centred.transpose() * &centred / m;
     let eig = cov.symmetric_eigen();
     let top = eig.eigenvalues.imax();
-    (mean, eig.eigenvalues[top], eig.eigenvectors.column(top).into_owned())
+    (
+        mean,
+        eig.eigenvalues[top],
+        eig.eigenvectors.column(top).into_owned(),
+    )
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -187,13 +235,10 @@ fn erfc(x: f64) -> f64 {
                 + t * (0.09678418
                     + t * (-0.18628806
                         + t * (0.27886807
-                            + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277))))))));
+                            + t * (-1.13520398
+                                + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277))))))));
     let r = t * (-z * z + poly).exp();
-    if x >= 0.0 {
-        r
-    } else {
-        2.0 - r
-    }
+    if x >= 0.0 { r } else { 2.0 - r }
 }
 
 impl MeanEstimator for FilterMean {
@@ -216,36 +261,55 @@ mod tests {
     use crate::adversary::Adversary;
     use crate::baseline::EmpiricalMean;
     use crate::metrics::l2_error;
-    use crate::synthetic::{gaussian_samples, CorruptedSample};
-    use rand::rngs::StdRng;
+    use crate::synthetic::{CorruptedSample, gaussian_samples};
     use rand::SeedableRng;
+    use rand::rngs::StdRng;
 
     #[test]
     fn erfc_matches_known_values() {
-        for (x, want) in
-            [(0.0, 1.0), (1.0, 0.157_299_207_050_285), (2.0, 0.004_677_734_981_047_266), (-1.0, 1.842_700_792_949_715)]
-        {
-            assert!((erfc(x) - want).abs() <= 2e-7 * want, "erfc({x}) = {}", erfc(x));
+        for (x, want) in [
+            (0.0, 1.0),
+            (1.0, 0.157_299_207_050_285),
+            (2.0, 0.004_677_734_981_047_266),
+            (-1.0, 1.842_700_792_949_715),
+        ] {
+            assert!(
+                (erfc(x) - want).abs() <= 2e-7 * want,
+                "erfc({x}) = {}",
+                erfc(x)
+            );
         }
     }
 
     #[test]
     fn removes_a_shifted_cluster() {
         let (n, d) = (5000, 10);
-        let adversary = Adversary::ShiftedCluster { distance: 5.0, axis: 0, spread: 0.1 };
+        let adversary = Adversary::ShiftedCluster {
+            distance: 5.0,
+            axis: 0,
+            spread: 0.1,
+        };
         for seed in [1, 2] {
             let mut rng = StdRng::seed_from_u64(seed);
-            let s = CorruptedSample::identity_covariance(&mut rng, n, &vec![0.0; d], 0.05, &adversary);
+            let s =
+                CorruptedSample::identity_covariance(&mut rng, n, &vec![0.0; d], 0.05, &adversary);
             let fit = FilterMean::default().fit(&s.data).unwrap();
             let err = l2_error(&fit.estimate, &s.mean);
             let naive = l2_error(&EmpiricalMean.estimate(&s.data, 0).unwrap(), &s.mean);
-            let left = s.corrupted.iter().filter(|i| fit.kept.binary_search(i).is_ok()).count();
+            let left = s
+                .corrupted
+                .iter()
+                .filter(|i| fit.kept.binary_search(i).is_ok())
+                .count();
             eprintln!(
                 "cluster seed {seed}: filter error {err:.4}, empirical {naive:.4}; pruned {}, filtered {} in {} rounds, \
                  corrupted left {left}, final lambda {:.3}",
                 fit.pruned, fit.filtered, fit.rounds, fit.final_lambda
             );
-            assert!(err < 0.5 * naive && err < 0.2, "filter {err}, empirical {naive}");
+            assert!(
+                err < 0.5 * naive && err < 0.2,
+                "filter {err}, empirical {naive}"
+            );
             assert!(fit.filtered <= 500);
         }
     }
@@ -263,8 +327,15 @@ mod tests {
         );
         let fit = FilterMean::default().fit(&s.data).unwrap();
         let err = l2_error(&fit.estimate, &s.mean);
-        eprintln!("scattered: filter error {err:.4}, pruned {}, filtered {}", fit.pruned, fit.filtered);
-        assert!(fit.pruned >= 250 && err < 0.1, "pruned {}, error {err}", fit.pruned);
+        eprintln!(
+            "scattered: filter error {err:.4}, pruned {}, filtered {}",
+            fit.pruned, fit.filtered
+        );
+        assert!(
+            fit.pruned >= 250 && err < 0.1,
+            "pruned {}, error {err}",
+            fit.pruned
+        );
     }
 
     #[test]
@@ -284,23 +355,45 @@ mod tests {
             fit.final_lambda
         );
         assert!(err < 0.1, "error {err}");
-        assert!(fit.pruned + fit.filtered <= 5, "removed {} clean records", fit.pruned + fit.filtered);
+        assert!(
+            fit.pruned + fit.filtered <= 5,
+            "removed {} clean records",
+            fit.pruned + fit.filtered
+        );
     }
 
     #[test]
     fn rejects_bad_settings_and_data() {
         let data = DMatrix::from_fn(20, 2, |i, k| (i * 2 + k) as f64);
         for eta in [0.0, 0.5, -0.1, f64::NAN] {
-            assert!(matches!(FilterMean::new(eta).fit(&data), Err(LearnError::Corruption(_))));
+            assert!(matches!(
+                FilterMean::new(eta).fit(&data),
+                Err(LearnError::Corruption(_))
+            ));
         }
-        let bad_c = FilterMean { stop_constant: f64::NAN, ..FilterMean::default() };
-        assert!(matches!(bad_c.fit(&data), Err(LearnError::InvalidSetting(_))));
+        let bad_c = FilterMean {
+            stop_constant: f64::NAN,
+            ..FilterMean::default()
+        };
+        assert!(matches!(
+            bad_c.fit(&data),
+            Err(LearnError::InvalidSetting(_))
+        ));
         let mut bad = data.clone();
         bad[(3, 0)] = f64::INFINITY;
-        assert!(matches!(FilterMean::default().estimate(&bad, 0), Err(LearnError::NonFinite { row: 3, column: 0 })));
-        assert!(matches!(FilterMean::default().estimate(&DMatrix::zeros(0, 2), 0), Err(LearnError::EmptyData)));
+        assert!(matches!(
+            FilterMean::default().estimate(&bad, 0),
+            Err(LearnError::NonFinite { row: 3, column: 0 })
+        ));
+        assert!(matches!(
+            FilterMean::default().estimate(&DMatrix::zeros(0, 2), 0),
+            Err(LearnError::EmptyData)
+        ));
         // One record: the estimate is that record.
         let one = DMatrix::from_row_slice(1, 2, &[1.0, -2.0]);
-        assert_eq!(FilterMean::default().estimate(&one, 0).unwrap(), vec![1.0, -2.0]);
+        assert_eq!(
+            FilterMean::default().estimate(&one, 0).unwrap(),
+            vec![1.0, -2.0]
+        );
     }
 }

@@ -18,6 +18,9 @@ pub use baseline::{CovarianceEstimator, EmpiricalCovariance};
 pub use coinpress::CoinPressMean;
 pub use coinpress_covariance::CoinPressCovariance;
 pub use filter::{FilterFit, FilterMean};
-pub use metrics::{frobenius_error, gaussian_kl, l2_error, mahalanobis_error, quantile, spectral_error, tv_bound, tv_monte_carlo};
-pub use synthetic::{covariance_sample, gaussian_samples, CorruptedSample, CovarianceSample};
+pub use metrics::{
+    frobenius_error, gaussian_kl, l2_error, mahalanobis_error, quantile, spectral_error, tv_bound,
+    tv_monte_carlo,
+};
 pub use synthetic::covariance_sample_with;
+pub use synthetic::{CorruptedSample, CovarianceSample, covariance_sample, gaussian_samples};

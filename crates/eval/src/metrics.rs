@@ -2,7 +2,12 @@
 
 /// `|a - b|_2`.
 pub fn l2_error(estimate: &[f64], truth: &[f64]) -> f64 {
-    estimate.iter().zip(truth).map(|(a, b)| (a - b) * (a - b)).sum::<f64>().sqrt()
+    estimate
+        .iter()
+        .zip(truth)
+        .map(|(a, b)| (a - b) * (a - b))
+        .sum::<f64>()
+        .sqrt()
 }
 
 /// The `q`-quantile (`0 <= q <= 1`, linear interpolation) of `values`; NaN when empty.
@@ -42,25 +47,47 @@ pub fn frobenius_error(sigma_hat: &DMatrix<f64>, sigma: &DMatrix<f64>) -> f64 {
 
 /// `|Sigma^{-1/2} Sigma_hat Sigma^{-1/2} - I|_op`.
 pub fn spectral_error(sigma_hat: &DMatrix<f64>, sigma: &DMatrix<f64>) -> f64 {
-    relative(sigma_hat, sigma).symmetric_eigenvalues().iter().fold(0.0f64, |m, v| m.max(v.abs()))
+    relative(sigma_hat, sigma)
+        .symmetric_eigenvalues()
+        .iter()
+        .fold(0.0f64, |m, v| m.max(v.abs()))
 }
 
 /// `KL(N(mu, Sigma) || N(mu_hat, Sigma_hat))` in closed form.
-pub fn gaussian_kl(mu: &[f64], sigma: &DMatrix<f64>, mu_hat: &[f64], sigma_hat: &DMatrix<f64>) -> f64 {
+pub fn gaussian_kl(
+    mu: &[f64],
+    sigma: &DMatrix<f64>,
+    mu_hat: &[f64],
+    sigma_hat: &DMatrix<f64>,
+) -> f64 {
     let d = mu.len() as f64;
-    let inv = sigma_hat.clone().try_inverse().unwrap_or_else(|| DMatrix::from_element(sigma.nrows(), sigma.nrows(), f64::NAN));
+    let inv = sigma_hat
+        .clone()
+        .try_inverse()
+        .unwrap_or_else(|| DMatrix::from_element(sigma.nrows(), sigma.nrows(), f64::NAN));
     let diff = DVector::from_iterator(mu.len(), mu_hat.iter().zip(mu).map(|(a, b)| a - b));
     let trace = (&inv * sigma).trace();
     let quad = (diff.transpose() * &inv * &diff)[(0, 0)];
-    let log_det = sigma_hat.clone().symmetric_eigenvalues().iter().map(|v| v.ln()).sum::<f64>()
-        - sigma.clone().symmetric_eigenvalues().iter().map(|v| v.ln()).sum::<f64>();
+    let log_det = sigma_hat
+        .clone()
+        .symmetric_eigenvalues()
+        .iter()
+        .map(|v| v.ln())
+        .sum::<f64>()
+        - sigma
+            .clone()
+            .symmetric_eigenvalues()
+            .iter()
+            .map(|v| v.ln())
+            .sum::<f64>();
     0.5 * (trace + quad - d + log_det)
 }
 
 /// The Pinsker bound `TV <= sqrt(KL / 2)` (MATH.md 5.4 step 5), with the KL in the smaller
 /// direction.
 pub fn tv_bound(mu: &[f64], sigma: &DMatrix<f64>, mu_hat: &[f64], sigma_hat: &DMatrix<f64>) -> f64 {
-    let kl = gaussian_kl(mu, sigma, mu_hat, sigma_hat).min(gaussian_kl(mu_hat, sigma_hat, mu, sigma));
+    let kl =
+        gaussian_kl(mu, sigma, mu_hat, sigma_hat).min(gaussian_kl(mu_hat, sigma_hat, mu, sigma));
     (kl / 2.0).sqrt().min(1.0)
 }
 
@@ -68,7 +95,14 @@ pub fn tv_bound(mu: &[f64], sigma: &DMatrix<f64>, mu_hat: &[f64], sigma_hat: &DM
 /// (MATH.md 5.4 step 5): `TV = E_P[(1 - q(x)/p(x))_+]`, averaged over `samples` draws from `P`
 /// (fixed `seed`). Returns the estimate and its standard error (at most `0.5 / sqrt(samples)`:
 /// each term lies in `[0, 1]`); NaN when either covariance is not positive definite.
-pub fn tv_monte_carlo(mu: &[f64], sigma: &DMatrix<f64>, mu_hat: &[f64], sigma_hat: &DMatrix<f64>, samples: usize, seed: u64) -> (f64, f64) {
+pub fn tv_monte_carlo(
+    mu: &[f64],
+    sigma: &DMatrix<f64>,
+    mu_hat: &[f64],
+    sigma_hat: &DMatrix<f64>,
+    samples: usize,
+    seed: u64,
+) -> (f64, f64) {
     use rand::SeedableRng;
     use rand_distr::{Distribution, StandardNormal};
     let (Some(l), Some(l_hat)) = (sigma.clone().cholesky(), sigma_hat.clone().cholesky()) else {
@@ -84,7 +118,9 @@ pub fn tv_monte_carlo(mu: &[f64], sigma: &DMatrix<f64>, mu_hat: &[f64], sigma_ha
     for _ in 0..samples.max(1) {
         let g = DVector::from_fn(mu.len(), |_, _| StandardNormal.sample(&mut rng));
         let centred = &l * &g + &shift;
-        let y = l_hat.solve_lower_triangular(&centred).unwrap_or_else(|| DVector::from_element(mu.len(), f64::NAN));
+        let y = l_hat
+            .solve_lower_triangular(&centred)
+            .unwrap_or_else(|| DVector::from_element(mu.len(), f64::NAN));
         let log_ratio = 0.5 * (g.norm_squared() - y.norm_squared()) + offset;
         let term = (1.0 - log_ratio.exp()).max(0.0);
         sum += term;

@@ -4,9 +4,9 @@
 //! Each series is drawn as its individual measurements (small dots) and the line through
 //! their medians at each x; the legend carries the series label (the harness puts fitted
 //! growth exponents there).
+pub use plotters::chart::SeriesLabelPosition;
 use plotters::coord::Shift;
 use plotters::prelude::*;
-pub use plotters::chart::SeriesLabelPosition;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -21,10 +21,17 @@ impl Series {
     /// The median `y` at each distinct `x`, in increasing `x`, over the finite positive points.
     pub fn medians(&self) -> Vec<(f64, f64)> {
         let mut by_x: BTreeMap<u64, (f64, Vec<f64>)> = BTreeMap::new();
-        for &(x, y) in self.points.iter().filter(|(x, y)| drawable(*x) && drawable(*y)) {
+        for &(x, y) in self
+            .points
+            .iter()
+            .filter(|(x, y)| drawable(*x) && drawable(*y))
+        {
             by_x.entry(x.to_bits()).or_insert((x, Vec::new())).1.push(y);
         }
-        let mut out: Vec<(f64, f64)> = by_x.into_values().map(|(x, ys)| (x, crate::quantile(&ys, 0.5))).collect();
+        let mut out: Vec<(f64, f64)> = by_x
+            .into_values()
+            .map(|(x, ys)| (x, crate::quantile(&ys, 0.5)))
+            .collect();
         out.sort_by(|a, b| a.0.total_cmp(&b.0));
         out
     }
@@ -51,22 +58,48 @@ pub struct PlotError {
 /// The least-squares slope of `log y` against `log x` over the finite positive points: the
 /// growth exponent `a` in `y ≈ C x^a`. `None` with fewer than two distinct `x`.
 pub fn growth_exponent(points: &[(f64, f64)]) -> Option<f64> {
-    let logs: Vec<(f64, f64)> =
-        points.iter().filter(|(x, y)| drawable(*x) && drawable(*y)).map(|(x, y)| (x.ln(), y.ln())).collect();
+    let logs: Vec<(f64, f64)> = points
+        .iter()
+        .filter(|(x, y)| drawable(*x) && drawable(*y))
+        .map(|(x, y)| (x.ln(), y.ln()))
+        .collect();
     let m = logs.len() as f64;
-    let (mx, my) = (logs.iter().map(|p| p.0).sum::<f64>() / m, logs.iter().map(|p| p.1).sum::<f64>() / m);
+    let (mx, my) = (
+        logs.iter().map(|p| p.0).sum::<f64>() / m,
+        logs.iter().map(|p| p.1).sum::<f64>() / m,
+    );
     let sxx: f64 = logs.iter().map(|p| (p.0 - mx).powi(2)).sum();
     let sxy: f64 = logs.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
     (logs.len() >= 2 && sxx > 1e-12).then(|| sxy / sxx)
 }
 
 /// Draw `series` on log-log axes to `stem.png` (1000 x 650) and `stem.svg`; returns both paths.
-pub fn write_log_log(stem: &Path, figure: &Figure, series: &[Series]) -> Result<[PathBuf; 2], PlotError> {
+pub fn write_log_log(
+    stem: &Path,
+    figure: &Figure,
+    series: &[Series],
+) -> Result<[PathBuf; 2], PlotError> {
     let png = stem.with_extension("png");
     let svg = stem.with_extension("svg");
     let size = (1000, 650);
-    draw(BitMapBackend::new(&png, size).into_drawing_area(), figure, series).map_err(|reason| PlotError { path: png.clone(), reason })?;
-    draw(SVGBackend::new(&svg, size).into_drawing_area(), figure, series).map_err(|reason| PlotError { path: svg.clone(), reason })?;
+    draw(
+        BitMapBackend::new(&png, size).into_drawing_area(),
+        figure,
+        series,
+    )
+    .map_err(|reason| PlotError {
+        path: png.clone(),
+        reason,
+    })?;
+    draw(
+        SVGBackend::new(&svg, size).into_drawing_area(),
+        figure,
+        series,
+    )
+    .map_err(|reason| PlotError {
+        path: svg.clone(),
+        reason,
+    })?;
     Ok([png, svg])
 }
 
@@ -74,13 +107,19 @@ pub fn write_log_log(stem: &Path, figure: &Figure, series: &[Series]) -> Result<
 fn tick(v: f64) -> String {
     let decimals = (2 - v.abs().log10().floor() as i32).max(0) as usize;
     let text = format!("{v:.decimals$}");
-    if text.contains('.') { text.trim_end_matches('0').trim_end_matches('.').to_string() } else { text }
+    if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        text
+    }
 }
 
 /// Whether `v` is 1, 2 or 5 times a power of ten (the x labels kept on a dense log axis).
 fn round_tick(v: f64) -> bool {
     let mantissa = v / 10f64.powf(v.log10().floor());
-    [1.0, 2.0, 5.0, 10.0].iter().any(|m| (mantissa - m).abs() < 1e-6 * m)
+    [1.0, 2.0, 5.0, 10.0]
+        .iter()
+        .any(|m| (mantissa - m).abs() < 1e-6 * m)
 }
 
 fn drawable(v: f64) -> bool {
@@ -89,21 +128,39 @@ fn drawable(v: f64) -> bool {
 
 /// The range `[lo / pad, hi * pad]` of the drawable values (a decade around 1 when none).
 fn log_range(values: impl Iterator<Item = f64>, pad: f64) -> std::ops::Range<f64> {
-    let (lo, hi) = values.filter(|v| drawable(*v)).fold((f64::INFINITY, 0.0_f64), |(lo, hi), v| (lo.min(v), hi.max(v)));
-    if lo.is_finite() { (lo / pad)..(hi * pad).max(lo * pad * pad) } else { 0.1..10.0 }
+    let (lo, hi) = values
+        .filter(|v| drawable(*v))
+        .fold((f64::INFINITY, 0.0_f64), |(lo, hi), v| {
+            (lo.min(v), hi.max(v))
+        });
+    if lo.is_finite() {
+        (lo / pad)..(hi * pad).max(lo * pad * pad)
+    } else {
+        0.1..10.0
+    }
 }
 
-fn draw<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, figure: &Figure, series: &[Series]) -> Result<(), String> {
+fn draw<DB: DrawingBackend>(
+    root: DrawingArea<DB, Shift>,
+    figure: &Figure,
+    series: &[Series],
+) -> Result<(), String> {
     let err = |e: DrawingAreaErrorKind<DB::ErrorType>| format!("{e:?}");
     root.fill(&WHITE).map_err(err)?;
-    let mut xs = log_range(series.iter().flat_map(|s| s.points.iter().map(|p| p.0)), 1.15);
+    let mut xs = log_range(
+        series.iter().flat_map(|s| s.points.iter().map(|p| p.0)),
+        1.15,
+    );
     // plotters labels a log axis from the first power of ten in range: start the x axis at
     // the power of ten below the data unless the data start near it.
     let decade = 10f64.powf((xs.start * 1.15).log10().floor());
     if xs.start * 1.15 / decade >= 1.5 {
         xs.start = decade;
     }
-    let ys = log_range(series.iter().flat_map(|s| s.points.iter().map(|p| p.1)), 1.6);
+    let ys = log_range(
+        series.iter().flat_map(|s| s.points.iter().map(|p| p.1)),
+        1.6,
+    );
     let mut chart = ChartBuilder::on(&root)
         .caption(&figure.title, ("sans-serif", 24))
         .margin(20)
@@ -114,7 +171,13 @@ fn draw<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, figure: &Figure, serie
     chart
         .configure_mesh()
         .x_labels(30)
-        .x_label_formatter(&|v| if round_tick(*v) { tick(*v) } else { String::new() })
+        .x_label_formatter(&|v| {
+            if round_tick(*v) {
+                tick(*v)
+            } else {
+                String::new()
+            }
+        })
         .y_label_formatter(&|v| tick(*v))
         .x_desc(&figure.x_label)
         .y_desc(&figure.y_label)
@@ -124,13 +187,20 @@ fn draw<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, figure: &Figure, serie
         .map_err(err)?;
     for (k, s) in series.iter().enumerate() {
         let colour = Palette99::pick(k).to_rgba();
-        let dots = s.points.iter().filter(|(x, y)| drawable(*x) && drawable(*y));
-        chart.draw_series(dots.map(|&p| Circle::new(p, 3, colour.mix(0.45).filled()))).map_err(err)?;
+        let dots = s
+            .points
+            .iter()
+            .filter(|(x, y)| drawable(*x) && drawable(*y));
+        chart
+            .draw_series(dots.map(|&p| Circle::new(p, 3, colour.mix(0.45).filled())))
+            .map_err(err)?;
         chart
             .draw_series(LineSeries::new(s.medians(), colour.stroke_width(2)).point_size(4))
             .map_err(err)?
             .label(&s.label)
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], colour.stroke_width(3)));
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 24, y)], colour.stroke_width(3))
+            });
     }
     chart
         .configure_series_labels()
@@ -149,7 +219,10 @@ mod tests {
 
     #[test]
     fn growth_exponent_recovers_a_power_law() {
-        let points: Vec<(f64, f64)> = [2.0, 5.0, 10.0, 20.0, 50.0].iter().map(|&d: &f64| (d, 0.3 * d.powf(2.5))).collect();
+        let points: Vec<(f64, f64)> = [2.0, 5.0, 10.0, 20.0, 50.0]
+            .iter()
+            .map(|&d: &f64| (d, 0.3 * d.powf(2.5)))
+            .collect();
         assert!((growth_exponent(&points).unwrap() - 2.5).abs() < 1e-9);
         assert_eq!(growth_exponent(&points[..1]), None);
     }
@@ -160,12 +233,28 @@ mod tests {
         assert_eq!(tick(0.1234567), "0.123");
         assert_eq!(tick(2000.0), "2000");
         assert_eq!(tick(1.0), "1");
-        assert!(round_tick(2000.0) && round_tick(50.0) && round_tick(1.0) && !round_tick(3000.0) && !round_tick(7.0));
+        assert!(
+            round_tick(2000.0)
+                && round_tick(50.0)
+                && round_tick(1.0)
+                && !round_tick(3000.0)
+                && !round_tick(7.0)
+        );
     }
 
     #[test]
     fn medians_by_x_skip_undrawable_points() {
-        let s = Series { label: "s".into(), points: vec![(1.0, 3.0), (1.0, 1.0), (1.0, 2.0), (2.0, f64::NAN), (2.0, 4.0), (3.0, 0.0)] };
+        let s = Series {
+            label: "s".into(),
+            points: vec![
+                (1.0, 3.0),
+                (1.0, 1.0),
+                (1.0, 2.0),
+                (2.0, f64::NAN),
+                (2.0, 4.0),
+                (3.0, 0.0),
+            ],
+        };
         assert_eq!(s.medians(), vec![(1.0, 2.0), (2.0, 4.0)]);
     }
 
@@ -174,15 +263,29 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("sosdp-plot-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let series = vec![
-            Series { label: "a".into(), points: vec![(1.0, 1.0), (10.0, 100.0), (10.0, 80.0)] },
-            Series { label: "b".into(), points: vec![(1.0, 2.0), (10.0, 3.0)] },
+            Series {
+                label: "a".into(),
+                points: vec![(1.0, 1.0), (10.0, 100.0), (10.0, 80.0)],
+            },
+            Series {
+                label: "b".into(),
+                points: vec![(1.0, 2.0), (10.0, 3.0)],
+            },
         ];
-        let figure = Figure { title: "t".into(), x_label: "x".into(), y_label: "y".into(), legend: SeriesLabelPosition::UpperLeft };
+        let figure = Figure {
+            title: "t".into(),
+            x_label: "x".into(),
+            y_label: "y".into(),
+            legend: SeriesLabelPosition::UpperLeft,
+        };
         let [png, svg] = write_log_log(&dir.join("p"), &figure, &series).unwrap();
         assert!(std::fs::metadata(&png).unwrap().len() > 1000);
         let text = std::fs::read_to_string(&svg).unwrap();
         let line = |label: &str| text.lines().any(|l| l.trim() == label);
-        assert!(text.contains("<svg") && line("a") && line("b"), "the legend labels are missing");
+        assert!(
+            text.contains("<svg") && line("a") && line("b"),
+            "the legend labels are missing"
+        );
         std::fs::remove_dir_all(&dir).ok();
     }
 }

@@ -27,13 +27,15 @@
 //! Privacy: the preconditioner and every refinement stage are pure-DP releases with a
 //! data-independent split of eps; stage parameters depend only on the plan and earlier
 //! releases, so the output is eps-DP by composition.
+use crate::error::check_privacy_settings;
 use crate::preconditioner::{PreconditionerPlan, PreconditionerSettings};
 use crate::projection::{clean_radius, project_onto_ball, project_rows};
-use crate::release::{guarantee, AccuracyBound, Diagnostics, Fit, Release, StageRelease, StepDiagnostics};
+use crate::release::{
+    AccuracyBound, Diagnostics, Fit, Release, StageRelease, StepDiagnostics, guarantee,
+};
 use crate::schedule::Constants;
-use crate::stage::{run_cm_stage, seeded_rng, CmStage};
-use crate::error::check_privacy_settings;
-use crate::{check_data, LearnError};
+use crate::stage::{CmStage, run_cm_stage, seeded_rng};
+use crate::{LearnError, check_data};
 use nalgebra::DMatrix;
 use serde::Serialize;
 use sosdp_sampler::{Progress, SamplerKind, Spectrahedron};
@@ -154,12 +156,14 @@ impl WorstCase {
     /// accuracy `e`.
     fn step(&mut self, r: f64, s: f64, l: f64, e: f64) {
         let tol = 1e-12;
-        self.valid &= self.frobenius <= r + tol && self.operator <= s + tol && self.lower >= l - tol;
+        self.valid &=
+            self.frobenius <= r + tol && self.operator <= s + tol && self.lower >= l - tol;
         let (lo, hi) = (band_lower(s, l), band_upper(s));
         let release_min = lo.max(self.lower - e);
         let release_max = hi.min(1.0 + self.operator + e);
         let frobenius = e / release_min;
-        let operator = frobenius.min(((1.0 + self.operator) / release_min - 1.0).max(1.0 - self.lower / release_max));
+        let operator = frobenius
+            .min(((1.0 + self.operator) / release_min - 1.0).max(1.0 - self.lower / release_max));
         self.lower = (self.lower / release_max).max(1.0 - operator);
         self.frobenius = frobenius;
         self.operator = operator;
@@ -173,7 +177,6 @@ impl WorstCase {
         (self.valid && self.lower > 0.0).then(|| self.frobenius / self.lower)
     }
 }
-
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct RefinementPlan {
@@ -269,7 +272,10 @@ impl PrivateCovariance {
     pub fn validate(&self) -> Result<(), LearnError> {
         check_privacy_settings(self.epsilon, self.corruption, self.beta)?;
         if !(self.kappa.is_finite() && self.kappa >= 1.0) {
-            return Err(LearnError::InvalidSetting(format!("kappa (the prior Sigma ⪯ K I) must be finite and >= 1, got {}", self.kappa)));
+            return Err(LearnError::InvalidSetting(format!(
+                "kappa (the prior Sigma ⪯ K I) must be finite and >= 1, got {}",
+                self.kappa
+            )));
         }
         if self.kappa > self.constants.max_kappa {
             return Err(LearnError::InvalidSetting(format!(
@@ -284,9 +290,14 @@ impl PrivateCovariance {
             )));
         }
         if !(self.max_planned_error.is_finite() && self.max_planned_error > 0.0) {
-            return Err(LearnError::InvalidSetting(format!("the largest planned error must be positive and finite, got {}", self.max_planned_error)));
+            return Err(LearnError::InvalidSetting(format!(
+                "the largest planned error must be positive and finite, got {}",
+                self.max_planned_error
+            )));
         }
-        if !(self.preconditioner_share > 0.0 && self.preconditioner_share < 1.0) || self.refinement_stages == 0 {
+        if !(self.preconditioner_share > 0.0 && self.preconditioner_share < 1.0)
+            || self.refinement_stages == 0
+        {
             return Err(LearnError::InvalidSetting("the preconditioner's share must lie in (0, 1) and there must be >= 1 refinement stage".into()));
         }
         Ok(())
@@ -297,7 +308,11 @@ impl PrivateCovariance {
     /// error exceeds [`PrivateCovariance::max_planned_error`].
     pub fn plan(&self, n: usize, d: usize) -> Result<CovariancePlan, LearnError> {
         self.validate()?;
-        let acceptable = |plan: &CovariancePlan| plan.refinement.last().is_some_and(|s| s.accuracy <= self.max_planned_error);
+        let acceptable = |plan: &CovariancePlan| {
+            plan.refinement
+                .last()
+                .is_some_and(|s| s.accuracy <= self.max_planned_error)
+        };
         let refusal = match self.plan_unchecked(n, d) {
             Ok(plan) if acceptable(&plan) => return Ok(plan),
             Ok(plan) => format!(
@@ -311,14 +326,17 @@ impl PrivateCovariance {
         };
         // Doubling, then bisection to within 2%, on the public plan alone.
         let accepts = |size: usize| self.plan_unchecked(size, d).is_ok_and(|p| acceptable(&p));
-        let needed = (1..=30).map(|k| n << k).find(|&bigger| accepts(bigger)).map_or("more than 2^30 times as many".to_string(), |mut hi| {
-            let mut lo = hi / 2;
-            while hi - lo > hi / 50 {
-                let mid = lo + (hi - lo) / 2;
-                if accepts(mid) { hi = mid } else { lo = mid }
-            }
-            format!("about {hi}")
-        });
+        let needed = (1..=30)
+            .map(|k| n << k)
+            .find(|&bigger| accepts(bigger))
+            .map_or("more than 2^30 times as many".to_string(), |mut hi| {
+                let mut lo = hi / 2;
+                while hi - lo > hi / 50 {
+                    let mid = lo + (hi - lo) / 2;
+                    if accepts(mid) { hi = mid } else { lo = mid }
+                }
+                format!("about {hi}")
+            });
         Err(LearnError::TooFewSamples(format!(
             "{refusal}: at d = {d}, K = {}, eps = {}, corruption {} the covariance needs {needed} records, got {n}",
             self.kappa, self.epsilon, self.corruption
@@ -335,13 +353,24 @@ impl PrivateCovariance {
         let beta = 0.75 * self.beta;
         let dim = df * (df + 1.0) / 2.0;
         if m < 2 * d + 2 {
-            return Err(LearnError::TooFewSamples(format!("{n} records give {m} pairs; the covariance in dimension {d} needs at least {}", 2 * d + 2)));
+            return Err(LearnError::TooFewSamples(format!(
+                "{n} records give {m} pairs; the covariance in dimension {d} needs at least {}",
+                2 * d + 2
+            )));
         }
         let c = &self.constants;
         let eta0 = 2.0 * self.corruption;
         // Of the bounds' 3 beta / 4: half for the preconditioner's event, half for the refinement's.
         let eps_pre = self.preconditioner_share * self.epsilon;
-        let preconditioner = PreconditionerPlan::new(m, d, self.kappa, eps_pre, 0.5 * beta, eta0, &self.preconditioner)?;
+        let preconditioner = PreconditionerPlan::new(
+            m,
+            d,
+            self.kappa,
+            eps_pre,
+            0.5 * beta,
+            eta0,
+            &self.preconditioner,
+        )?;
         let beta = 0.5 * beta;
         let kappa = preconditioner.kappa;
         let frame_scale = 2.0 * kappa / (kappa + 1.0);
@@ -354,12 +383,19 @@ impl PrivateCovariance {
         let rho = c.rho_scale * (2.0 * dim / mf).sqrt();
         let (mut r, mut s) = (df.sqrt() * s0, s0);
         let mut refinement = Vec::with_capacity(stages);
-        let mut chain = WorstCase { frobenius: r, operator: s, lower: l, valid: true };
+        let mut chain = WorstCase {
+            frobenius: r,
+            operator: s,
+            lower: l,
+            valid: true,
+        };
         for _ in 0..stages {
             let k = 2.0 / eps_j * (dim * (r / rho).max(1.0).ln() + (stages as f64 / beta).ln());
             let eta_j = eta0 + k / mf;
             if eta_j >= 0.5 {
-                return Err(LearnError::TooFewSamples(format!("the refinement's score bound {k:.0} is too large for {m} pairs")));
+                return Err(LearnError::TooFewSamples(format!(
+                    "the refinement's score bound {k:.0} is too large for {m} pairs"
+                )));
             }
             let next = (c.safety * (eta_j * (8.0 * s + r * r + delta)).sqrt() + floor).min(r);
             refinement.push(RefinementPlan {
@@ -383,14 +419,25 @@ impl PrivateCovariance {
             // band also cover it (so the bound of `guaranteed_error` holds); once it does not,
             // the calibrated recursion alone sets them and there is no worst-case bound.
             if chain.valid && chain.frobenius < r {
-                (r, s, l) = (next_r.max(chain.frobenius), next_s.max(chain.operator), next_l.min(chain.lower));
+                (r, s, l) = (
+                    next_r.max(chain.frobenius),
+                    next_s.max(chain.operator),
+                    next_l.min(chain.lower),
+                );
             } else {
                 chain.valid = false;
                 (r, s, l) = (next_r, next_s, next_l);
             }
         }
         let guaranteed_error = chain.final_error();
-        Ok(CovariancePlan { pairs: m, pair_radius, preconditioner, frame_scale, refinement, guaranteed_error })
+        Ok(CovariancePlan {
+            pairs: m,
+            pair_radius,
+            preconditioner,
+            frame_scale,
+            refinement,
+            guaranteed_error,
+        })
     }
 
     /// Fit on `data` (one record per row; the mean need not be known).
@@ -399,7 +446,11 @@ impl PrivateCovariance {
     }
 
     /// Fit, reporting progress as `(step, sampler progress)` (step 0: preconditioner).
-    pub fn fit_with_progress(&self, data: &DMatrix<f64>, progress: &mut dyn FnMut(usize, Progress)) -> Result<CovarianceFit, LearnError> {
+    pub fn fit_with_progress(
+        &self,
+        data: &DMatrix<f64>,
+        progress: &mut dyn FnMut(usize, Progress),
+    ) -> Result<CovarianceFit, LearnError> {
         self.validate()?;
         check_data(data)?;
         let d = data.ncols();
@@ -430,20 +481,55 @@ impl PrivateCovariance {
                     lifted[(i, k)] = v;
                 }
             }
-            let band = Spectrahedron::new(d, band_lower(stage.spectral, stage.lower_eigenvalue), band_upper(stage.spectral))?;
-            let cm = CmStage { centre: &identity, radius: stage.radius, gamma: stage.gamma, epsilon: stage.epsilon, sampler: self.sampler };
-            let out = run_cm_stage(&lifted, &cm, Some(Box::new(band)), &mut rng, &mut |p| progress(j + 1, p))?;
+            let band = Spectrahedron::new(
+                d,
+                band_lower(stage.spectral, stage.lower_eigenvalue),
+                band_upper(stage.spectral),
+            )?;
+            let cm = CmStage {
+                centre: &identity,
+                radius: stage.radius,
+                gamma: stage.gamma,
+                epsilon: stage.epsilon,
+                sampler: self.sampler,
+            };
+            let out = run_cm_stage(&lifted, &cm, Some(Box::new(band)), &mut rng, &mut |p| {
+                progress(j + 1, p)
+            })?;
             let half = spd_power(&sigma, 0.5);
             sigma = &half * matrix_of(&out.theta) * &half;
             let step = format!("refinement {}", j + 1);
-            stage_releases.push(StageRelease { step: format!("{step} (svec, whitened by the previous release)"), release: out.theta });
-            diagnostics.steps.push(StepDiagnostics { step, record: out.record });
+            stage_releases.push(StageRelease {
+                step: format!("{step} (svec, whitened by the previous release)"),
+                release: out.theta,
+            });
+            diagnostics.steps.push(StepDiagnostics {
+                step,
+                record: out.record,
+            });
         }
         diagnostics.elapsed_s = clock.elapsed().as_secs_f64();
-        let covariance = (0..d).map(|i| (0..d).map(|k| 0.5 * (sigma[(i, k)] + sigma[(k, i)])).collect()).collect();
+        let covariance = (0..d)
+            .map(|i| {
+                (0..d)
+                    .map(|k| 0.5 * (sigma[(i, k)] + sigma[(k, i)]))
+                    .collect()
+            })
+            .collect();
         let accuracy = vec![self.accuracy_bound(&plan, data.nrows(), d)];
-        let release = Release { estimate: covariance, epsilon: self.epsilon, delta: 0.0, plan, stage_releases, accuracy, guarantee: guarantee(self.epsilon) };
-        Ok(Fit { release, diagnostics })
+        let release = Release {
+            estimate: covariance,
+            epsilon: self.epsilon,
+            delta: 0.0,
+            plan,
+            stage_releases,
+            accuracy,
+            guarantee: guarantee(self.epsilon),
+        };
+        Ok(Fit {
+            release,
+            diagnostics,
+        })
     }
 
     /// The assumptions every covariance bound rests on.
@@ -452,7 +538,10 @@ impl PrivateCovariance {
             "the uncorrupted records are i.i.d. Gaussian N(mu, Sigma)".to_string(),
             format!("I ⪯ Sigma ⪯ K I with K = {} (the prior)", self.kappa),
             if self.corruption > 0.0 {
-                format!("at most a fraction {} of the records replaced arbitrarily", self.corruption)
+                format!(
+                    "at most a fraction {} of the records replaced arbitrarily",
+                    self.corruption
+                )
             } else {
                 "no corrupted records (corruption 0)".to_string()
             },
@@ -504,22 +593,50 @@ mod tests {
     #[test]
     fn refinement_bands_are_positive_definite_and_contain_the_truth() {
         let (mut plans, mut wide) = (0, 0);
-        for &(n, d) in &[(2_000, 2), (20_000, 5), (20_000, 10), (100_000, 5), (100_000, 20), (50_000, 50)] {
+        for &(n, d) in &[
+            (2_000, 2),
+            (20_000, 5),
+            (20_000, 10),
+            (100_000, 5),
+            (100_000, 20),
+            (50_000, 50),
+        ] {
             for &eps in &[0.3, 1.5, 4.0] {
                 for &eta in &[0.0, 0.01, 0.05] {
-                    let Ok(plan) = PrivateCovariance::new(eps).kappa(100.0).corruption(eta).max_planned_error(1e9).plan(n, d) else { continue };
+                    let Ok(plan) = PrivateCovariance::new(eps)
+                        .kappa(100.0)
+                        .corruption(eta)
+                        .max_planned_error(1e9)
+                        .plan(n, d)
+                    else {
+                        continue;
+                    };
                     plans += 1;
                     let kappa = plan.preconditioner.kappa;
-                    assert!((plan.refinement[0].spectral - (kappa - 1.0) / (kappa + 1.0)).abs() < 1e-12);
+                    assert!(
+                        (plan.refinement[0].spectral - (kappa - 1.0) / (kappa + 1.0)).abs() < 1e-12
+                    );
                     wide += usize::from(kappa > 4.0);
                     for st in &plan.refinement {
-                        let (lo, hi) = (band_lower(st.spectral, st.lower_eigenvalue), band_upper(st.spectral));
-                        assert!(lo > 0.0 && st.lower_eigenvalue > 0.0, "n {n} d {d} eps {eps} eta {eta}: band lower {lo}");
-                        assert!(lo < (1.0 - st.spectral).max(st.lower_eigenvalue) && hi > 1.0 + st.spectral);
+                        let (lo, hi) = (
+                            band_lower(st.spectral, st.lower_eigenvalue),
+                            band_upper(st.spectral),
+                        );
+                        assert!(
+                            lo > 0.0 && st.lower_eigenvalue > 0.0,
+                            "n {n} d {d} eps {eps} eta {eta}: band lower {lo}"
+                        );
+                        assert!(
+                            lo < (1.0 - st.spectral).max(st.lower_eigenvalue)
+                                && hi > 1.0 + st.spectral
+                        );
                     }
                 }
             }
         }
-        assert!(plans >= 10 && wide > 0, "the grid must include plans, some with kappa_J > 4: {plans} plans, {wide} wide");
+        assert!(
+            plans >= 10 && wide > 0,
+            "the grid must include plans, some with kappa_J > 4: {plans} plans, {wide} wide"
+        );
     }
 }

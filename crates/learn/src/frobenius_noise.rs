@@ -35,7 +35,9 @@ fn svec_len(d: usize) -> usize {
 pub fn sample<R: Rng + ?Sized>(d: usize, scale: f64, rng: &mut R) -> DMatrix<f64> {
     let dim = svec_len(d);
     let direction = unit_direction(dim, rng);
-    let radius = Gamma::new(dim as f64, scale).expect("shape >= 1 and a positive scale").sample(rng);
+    let radius = Gamma::new(dim as f64, scale)
+        .expect("shape >= 1 and a positive scale")
+        .sample(rng);
     let v: Vec<f64> = direction.iter().map(|u| radius * u).collect();
     DMatrix::from_row_slice(d, d, &smat(d, &v))
 }
@@ -65,7 +67,11 @@ pub struct QuantileSettings {
 
 impl Default for QuantileSettings {
     fn default() -> Self {
-        QuantileSettings { samples: 4000, seed: 52, margin: 0.8 }
+        QuantileSettings {
+            samples: 4000,
+            seed: 52,
+            margin: 0.8,
+        }
     }
 }
 
@@ -77,12 +83,15 @@ fn direction_norms(d: usize, settings: &QuantileSettings) -> Vec<f64> {
     if let Some(v) = cache.lock().ok().and_then(|c| c.get(&key).cloned()) {
         return v;
     }
-    let mut rng = StdRng::seed_from_u64(settings.seed ^ (d as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    let mut rng =
+        StdRng::seed_from_u64(settings.seed ^ (d as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
     let norms: Vec<f64> = (0..settings.samples)
         .map(|_| {
             let u = unit_direction(svec_len(d), &mut rng);
             let m = DMatrix::from_row_slice(d, d, &smat(d, &u));
-            m.symmetric_eigenvalues().iter().fold(0.0f64, |a, v| a.max(v.abs()))
+            m.symmetric_eigenvalues()
+                .iter()
+                .fold(0.0f64, |a, v| a.max(v.abs()))
         })
         .collect();
     if let Ok(mut c) = cache.lock() {
@@ -97,13 +106,25 @@ pub fn operator_norm_quantile(d: usize, p: f64, settings: &QuantileSettings) -> 
     type Key = (usize, u64, usize, u64, u64);
     static CACHE: OnceLock<Mutex<HashMap<Key, f64>>> = OnceLock::new();
     let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
-    let key = (d, p.to_bits(), settings.samples, settings.seed, settings.margin.to_bits());
+    let key = (
+        d,
+        p.to_bits(),
+        settings.samples,
+        settings.seed,
+        settings.margin.to_bits(),
+    );
     if let Some(q) = cache.lock().ok().and_then(|c| c.get(&key).copied()) {
         return q;
     }
     let norms = direction_norms(d, settings);
     let shape = svec_len(d) as f64;
-    let q = upper_quantile(settings.margin * p, |y| norms.iter().map(|&x| gamma_upper(shape, y / x)).sum::<f64>() / norms.len() as f64);
+    let q = upper_quantile(settings.margin * p, |y| {
+        norms
+            .iter()
+            .map(|&x| gamma_upper(shape, y / x))
+            .sum::<f64>()
+            / norms.len() as f64
+    });
     if let Ok(mut c) = cache.lock() {
         c.insert(key, q);
     }
@@ -125,14 +146,20 @@ mod tests {
             let draws = 40_000;
             let (mut above, mut above_low) = (0usize, 0usize);
             for _ in 0..draws {
-                let op = sample(d, 1.0, &mut rng).symmetric_eigenvalues().iter().fold(0.0f64, |a, v| a.max(v.abs()));
+                let op = sample(d, 1.0, &mut rng)
+                    .symmetric_eigenvalues()
+                    .iter()
+                    .fold(0.0f64, |a, v| a.max(v.abs()));
                 above += usize::from(op > q);
                 above_low += usize::from(op > 0.8 * q);
             }
             let (rate, rate_low) = (above as f64 / draws as f64, above_low as f64 / draws as f64);
             // Binomial sd at p = 0.01 and 40000 draws: 0.0005.
             assert!(rate < p, "d {d}: exceedance {rate} at the {p}-quantile {q}");
-            assert!(rate_low > 3.0 * p, "d {d}: 0.8 q is still exceeded only {rate_low}: the quantile is too loose");
+            assert!(
+                rate_low > 3.0 * p,
+                "d {d}: 0.8 q is still exceeded only {rate_low}: the quantile is too loose"
+            );
         }
     }
 }

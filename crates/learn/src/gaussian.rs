@@ -8,12 +8,12 @@
 //! calibrated in docs/calibration.md) is
 //! data-independent; the mean step uses the covariance release (already private) to whiten,
 //! which is adaptive composition, so the pair is eps-DP.
-use crate::covariance::{spd_power, CovariancePlan, PrivateCovariance};
+use crate::covariance::{CovariancePlan, PrivateCovariance, spd_power};
 use crate::mean::PrivateMean;
 use crate::projection::{clean_radius, project_rows};
-use crate::release::{guarantee, AccuracyBound, Fit, Release, StageRelease};
+use crate::release::{AccuracyBound, Fit, Release, StageRelease, guarantee};
 use crate::schedule::Schedule;
-use crate::{check_data, LearnError};
+use crate::{LearnError, check_data};
 use nalgebra::DMatrix;
 use serde::Serialize;
 use sosdp_sampler::{Progress, SamplerKind};
@@ -73,7 +73,18 @@ impl PrivateGaussian {
     /// Defaults: `R = 10`, `K = 100`, no corruption, `beta = 0.05`, an eighth of eps for the
     /// mean (and a half and three eighths for preconditioning and refinement).
     pub fn new(epsilon: f64) -> Self {
-        PrivateGaussian { epsilon, radius: 10.0, kappa: 100.0, corruption: 0.0, beta: 0.05, seed: None, sampler: SamplerKind::Slice, mean_share: 0.125, preconditioner_share: 0.5, refinement_stages: 2 }
+        PrivateGaussian {
+            epsilon,
+            radius: 10.0,
+            kappa: 100.0,
+            corruption: 0.0,
+            beta: 0.05,
+            seed: None,
+            sampler: SamplerKind::Slice,
+            mean_share: 0.125,
+            preconditioner_share: 0.5,
+            refinement_stages: 2,
+        }
     }
     pub fn radius(mut self, radius: f64) -> Self {
         self.radius = radius;
@@ -145,7 +156,9 @@ impl PrivateGaussian {
     pub fn validate(&self) -> Result<(), LearnError> {
         let (p, m) = (self.preconditioner_share, self.mean_share);
         if !(p > 0.0 && m > 0.0 && p + m < 1.0) {
-            return Err(LearnError::InvalidSetting(format!("the eps shares must be positive with a sum below 1, got preconditioner {p}, mean {m}")));
+            return Err(LearnError::InvalidSetting(format!(
+                "the eps shares must be positive with a sum below 1, got preconditioner {p}, mean {m}"
+            )));
         }
         self.covariance_learner().validate()?;
         self.mean_learner(self.radius, 0.0).validate()
@@ -157,14 +170,20 @@ impl PrivateGaussian {
 
     /// Fit, reporting progress as `(step, sampler progress)`: steps `0..J` are the covariance's
     /// (preconditioner, refinement stages), the mean's stages follow.
-    pub fn fit_with_progress(&self, data: &DMatrix<f64>, progress: &mut dyn FnMut(usize, Progress)) -> Result<GaussianFit, LearnError> {
+    pub fn fit_with_progress(
+        &self,
+        data: &DMatrix<f64>,
+        progress: &mut dyn FnMut(usize, Progress),
+    ) -> Result<GaussianFit, LearnError> {
         self.validate()?;
         check_data(data)?;
         let (n, d) = data.shape();
         // Both plans are checked before any data-dependent computation.
         let plan = self.plan(n, d)?;
         let clock = Instant::now();
-        let cov = self.covariance_learner().fit_with_progress(data, progress)?;
+        let cov = self
+            .covariance_learner()
+            .fit_with_progress(data, progress)?;
         let sigma = DMatrix::from_fn(d, d, |i, k| cov.release.estimate[i][k]);
         let w = spd_power(&sigma, -0.5);
         let steps = 1 + plan.covariance.refinement.len();
@@ -172,7 +191,8 @@ impl PrivateGaussian {
         // Records projected onto the public ball before whitening, so that the whitened
         // records are finite and bounded whatever the input.
         let projected = project_rows(data, &vec![0.0; d], plan.record_radius);
-        let mean = mean_learner.fit_with_progress(&(projected * &w), &mut |j, p| progress(steps + j, p))?;
+        let mean = mean_learner
+            .fit_with_progress(&(projected * &w), &mut |j, p| progress(steps + j, p))?;
         let half = spd_power(&sigma, 0.5);
         let mu = &half * nalgebra::DVector::from_column_slice(&mean.release.estimate);
 
@@ -180,11 +200,33 @@ impl PrivateGaussian {
         diagnostics.extend(mean.diagnostics);
         diagnostics.elapsed_s = clock.elapsed().as_secs_f64();
         let mut stage_releases = cov.release.stage_releases;
-        stage_releases.extend(mean.release.stage_releases.into_iter().map(|s| StageRelease { step: format!("{} (whitened)", s.step), ..s }));
+        stage_releases.extend(
+            mean.release
+                .stage_releases
+                .into_iter()
+                .map(|s| StageRelease {
+                    step: format!("{} (whitened)", s.step),
+                    ..s
+                }),
+        );
         let accuracy = self.accuracy_bounds(&plan, n, d);
-        let estimate = GaussianEstimate { mean: mu.iter().copied().collect(), covariance: cov.release.estimate };
-        let release = Release { estimate, epsilon: self.epsilon, delta: 0.0, plan, stage_releases, accuracy, guarantee: guarantee(self.epsilon) };
-        Ok(Fit { release, diagnostics })
+        let estimate = GaussianEstimate {
+            mean: mu.iter().copied().collect(),
+            covariance: cov.release.estimate,
+        };
+        let release = Release {
+            estimate,
+            epsilon: self.epsilon,
+            delta: 0.0,
+            plan,
+            stage_releases,
+            accuracy,
+            guarantee: guarantee(self.epsilon),
+        };
+        Ok(Fit {
+            release,
+            diagnostics,
+        })
     }
 
     /// The accuracy bounds of `plan` (for `n` records in `R^d`) with their assumptions: the
@@ -194,14 +236,20 @@ impl PrivateGaussian {
     /// covariance's guaranteed error is at most the `s` its widening was planned for; both are
     /// `None` (with the reason) otherwise.
     pub fn accuracy_bounds(&self, plan: &GaussianPlan, n: usize, d: usize) -> Vec<AccuracyBound> {
-        let covariance = self.covariance_learner().accuracy_bound(&plan.covariance, n, d);
+        let covariance = self
+            .covariance_learner()
+            .accuracy_bound(&plan.covariance, n, d);
         let s = plan.widening / (2.0 + plan.widening);
         let mut assumptions = self.covariance_learner().assumptions();
         assumptions.insert(1, format!("|mu| <= R = {} (the prior)", self.radius));
         let covered = covariance.bound.filter(|&g| g <= s);
         let unavailable = match (&covariance.unavailable, covariance.bound) {
-            (Some(reason), _) => Some(format!("it rests on the covariance's bound, which is unavailable: {reason}")),
-            (None, Some(g)) if g > s => Some(format!("the covariance's guaranteed error {g:.3} exceeds the {s:.3} the mean step's widening was planned for")),
+            (Some(reason), _) => Some(format!(
+                "it rests on the covariance's bound, which is unavailable: {reason}"
+            )),
+            (None, Some(g)) if g > s => Some(format!(
+                "the covariance's guaranteed error {g:.3} exceeds the {s:.3} the mean step's widening was planned for"
+            )),
             _ => None,
         };
         let mean = AccuracyBound {
@@ -223,7 +271,11 @@ impl PrivateGaussian {
         // so the whitened mean has norm <= R / sqrt(1 - s), and the whitened clean covariance
         // is within `s / (1 - s)` of I on both sides; `Gamma` widens by twice that (its upper
         // side and the lower side of the covariance enter the bound, MATH.md 2.1).
-        let s = covariance.refinement.last().map_or(1.0, |s| s.accuracy).min(0.99);
+        let s = covariance
+            .refinement
+            .last()
+            .map_or(1.0, |s| s.accuracy)
+            .min(0.99);
         let (whitened_radius, widening) = (self.radius / (1.0 - s).sqrt(), 2.0 * s / (1.0 - s));
         let max_radius = crate::Constants::default().max_radius;
         if whitened_radius > max_radius {
@@ -235,7 +287,13 @@ impl PrivateGaussian {
         }
         let mean = self.mean_learner(whitened_radius, widening).plan(n, d)?;
         let record_radius = self.radius + self.kappa.sqrt() * clean_radius(n, d, self.beta / 8.0);
-        Ok(GaussianPlan { covariance, mean, whitened_radius, widening, record_radius })
+        Ok(GaussianPlan {
+            covariance,
+            mean,
+            whitened_radius,
+            widening,
+            record_radius,
+        })
     }
 }
 
@@ -248,11 +306,23 @@ mod tests {
     #[test]
     fn plan_without_data() {
         let learner = PrivateGaussian::new(2.0).radius(10.0).kappa(100.0);
-        let plan = learner.plan(100_000, 5).expect("a plan at the issue's size");
-        let s = plan.covariance.refinement.last().expect("refinement stages").accuracy;
-        assert!((plan.whitened_radius - 10.0 / (1.0 - s).sqrt()).abs() < 1e-12 && plan.widening > 0.0);
+        let plan = learner
+            .plan(100_000, 5)
+            .expect("a plan at the issue's size");
+        let s = plan
+            .covariance
+            .refinement
+            .last()
+            .expect("refinement stages")
+            .accuracy;
+        assert!(
+            (plan.whitened_radius - 10.0 / (1.0 - s).sqrt()).abs() < 1e-12 && plan.widening > 0.0
+        );
         assert!(!plan.mean.stages.is_empty());
-        assert!(matches!(learner.plan(20, 5), Err(LearnError::TooFewSamples(_))));
+        assert!(matches!(
+            learner.plan(20, 5),
+            Err(LearnError::TooFewSamples(_))
+        ));
         assert!(PrivateGaussian::new(-1.0).plan(100_000, 5).is_err());
     }
 }

@@ -28,7 +28,7 @@ pub mod stage;
 pub use covariance::{CovarianceFit, CovariancePlan, CovarianceRelease, PrivateCovariance};
 pub use error::LearnError;
 pub use gaussian::{GaussianEstimate, GaussianFit, GaussianPlan, GaussianRelease, PrivateGaussian};
-pub use mean::{check_data, MeanFit, MeanRelease, PrivateMean};
+pub use mean::{MeanFit, MeanRelease, PrivateMean, check_data};
 pub use preconditioner::{PreconditionerPlan, PreconditionerSettings};
 pub use release::{AccuracyBound, Diagnostics, Fit, NonPrivate, Release, StageRelease};
 pub use schedule::{Constants, Schedule};

@@ -11,13 +11,15 @@
 //! `eps`-DP by composition. A fit returns the public [`MeanRelease`] and separate
 //! [`Diagnostics`] (anchor scores, sampler records, times) that depend on the data and are
 //! **not** covered by the guarantee ([`crate::release`]).
-use crate::projection::project_rows;
-use crate::release::{guarantee, AccuracyBound, Diagnostics, Fit, Release, StageRelease, StepDiagnostics};
-use crate::schedule::{schedule, Constants, Schedule};
-use crate::error::check_privacy_settings;
 use crate::LearnError;
+use crate::error::check_privacy_settings;
+use crate::projection::project_rows;
+use crate::release::{
+    AccuracyBound, Diagnostics, Fit, Release, StageRelease, StepDiagnostics, guarantee,
+};
+use crate::schedule::{Constants, Schedule, schedule};
+use crate::stage::{CmStage, run_cm_stage, seeded_rng};
 use nalgebra::DMatrix;
-use crate::stage::{run_cm_stage, seeded_rng, CmStage};
 use sosdp_sampler::{Progress, SamplerKind};
 use std::time::Instant;
 
@@ -28,7 +30,10 @@ pub fn check_data(data: &DMatrix<f64>) -> Result<(), LearnError> {
         return Err(LearnError::EmptyData);
     }
     if let Some(k) = data.iter().position(|x| !x.is_finite()) {
-        return Err(LearnError::NonFinite { row: k % n, column: k / n });
+        return Err(LearnError::NonFinite {
+            row: k % n,
+            column: k / n,
+        });
     }
     Ok(())
 }
@@ -58,7 +63,16 @@ impl PrivateMean {
     /// Defaults: `R = 10`, corruption bound 0, `beta = 0.05`, fresh OS randomness, slice
     /// sampler, the calibrated constants.
     pub fn new(epsilon: f64) -> Self {
-        PrivateMean { epsilon, radius: 10.0, corruption: 0.0, beta: 0.05, seed: None, sampler: SamplerKind::Slice, constants: Constants::default(), covariance_error: 0.0 }
+        PrivateMean {
+            epsilon,
+            radius: 10.0,
+            corruption: 0.0,
+            beta: 0.05,
+            seed: None,
+            sampler: SamplerKind::Slice,
+            constants: Constants::default(),
+            covariance_error: 0.0,
+        }
     }
 
     /// The prior bound `||mu|| <= R`.
@@ -122,7 +136,10 @@ impl PrivateMean {
             )));
         }
         if !(self.covariance_error.is_finite() && self.covariance_error >= 0.0) {
-            return Err(LearnError::InvalidSetting(format!("the covariance error bound must be finite and >= 0, got {}", self.covariance_error)));
+            return Err(LearnError::InvalidSetting(format!(
+                "the covariance error bound must be finite and >= 0, got {}",
+                self.covariance_error
+            )));
         }
         Ok(())
     }
@@ -149,7 +166,11 @@ impl PrivateMean {
     }
 
     /// Fit, reporting progress as `(stage, sampler progress)`.
-    pub fn fit_with_progress(&self, data: &DMatrix<f64>, progress: &mut dyn FnMut(usize, Progress)) -> Result<MeanFit, LearnError> {
+    pub fn fit_with_progress(
+        &self,
+        data: &DMatrix<f64>,
+        progress: &mut dyn FnMut(usize, Progress),
+    ) -> Result<MeanFit, LearnError> {
         let (n, d) = data.shape();
         self.validate()?;
         check_data(data)?;
@@ -162,31 +183,60 @@ impl PrivateMean {
         for (j, stage) in plan.stages.iter().enumerate() {
             // The stage's score sees only records projected onto its public ball.
             let projected = project_rows(data, &centre, stage.projection_radius);
-            let cm = CmStage { centre: &centre, radius: stage.radius, gamma: stage.gamma, epsilon: stage.epsilon, sampler: self.sampler };
+            let cm = CmStage {
+                centre: &centre,
+                radius: stage.radius,
+                gamma: stage.gamma,
+                epsilon: stage.epsilon,
+                sampler: self.sampler,
+            };
             let out = run_cm_stage(&projected, &cm, None, &mut rng, &mut |p| progress(j, p))?;
             let step = format!("mean stage {}", j + 1);
-            stage_releases.push(StageRelease { step: step.clone(), release: out.theta.clone() });
-            diagnostics.steps.push(StepDiagnostics { step, record: out.record });
+            stage_releases.push(StageRelease {
+                step: step.clone(),
+                release: out.theta.clone(),
+            });
+            diagnostics.steps.push(StepDiagnostics {
+                step,
+                record: out.record,
+            });
             centre = out.theta;
         }
         diagnostics.elapsed_s = clock.elapsed().as_secs_f64();
         let accuracy = vec![self.accuracy_bound(&plan)];
-        let release = Release { estimate: centre, epsilon: self.epsilon, delta: 0.0, plan, stage_releases, accuracy, guarantee: guarantee(self.epsilon) };
-        Ok(Fit { release, diagnostics })
+        let release = Release {
+            estimate: centre,
+            epsilon: self.epsilon,
+            delta: 0.0,
+            plan,
+            stage_releases,
+            accuracy,
+            guarantee: guarantee(self.epsilon),
+        };
+        Ok(Fit {
+            release,
+            diagnostics,
+        })
     }
 
     /// The final accuracy bound of `plan` with the assumptions it rests on.
     pub fn accuracy_bound(&self, plan: &Schedule) -> AccuracyBound {
         let mut assumptions = vec![
             if self.covariance_error > 0.0 {
-                format!("the uncorrupted records are i.i.d. Gaussian with |Cov - I|_op <= {}", self.covariance_error)
+                format!(
+                    "the uncorrupted records are i.i.d. Gaussian with |Cov - I|_op <= {}",
+                    self.covariance_error
+                )
             } else {
                 "the uncorrupted records are i.i.d. N(mu, I): identity covariance".to_string()
             },
             format!("|mu| <= R = {} (the prior)", self.radius),
         ];
         assumptions.push(if self.corruption > 0.0 {
-            format!("at most a fraction {} of the records replaced arbitrarily", self.corruption)
+            format!(
+                "at most a fraction {} of the records replaced arbitrarily",
+                self.corruption
+            )
         } else {
             "no corrupted records (corruption 0)".to_string()
         });

@@ -33,12 +33,12 @@
 //! plan picks the `J <= max_stages` with the smallest `kappa_J`, and refuses (before the data
 //! are read) when `b >= 1` or some `rho_j >= 1`: then the corruption is above what the
 //! preconditioner tolerates at this `n`, or `n` is too small.
+use crate::LearnError;
 use crate::covariance::{spd_power, svec_of};
-use crate::frobenius_noise::{self, operator_norm_quantile, QuantileSettings};
+use crate::frobenius_noise::{self, QuantileSettings, operator_norm_quantile};
 use crate::projection::project_rows;
 use crate::release::StageRelease;
 use crate::special::{chi_square_quantile, chi_square_upper};
-use crate::LearnError;
 use nalgebra::DMatrix;
 use rand::Rng;
 use serde::Serialize;
@@ -73,7 +73,13 @@ pub struct PreconditionerSettings {
 
 impl Default for PreconditionerSettings {
     fn default() -> Self {
-        PreconditionerSettings { clip_probability: 0.99, max_stages: 8, stages: None, stage_tolerance: 0.1, quantiles: QuantileSettings::default() }
+        PreconditionerSettings {
+            clip_probability: 0.99,
+            max_stages: 8,
+            stages: None,
+            stage_tolerance: 0.1,
+            quantiles: QuantileSettings::default(),
+        }
     }
 }
 
@@ -122,7 +128,15 @@ pub struct PreconditionerPlan {
 impl PreconditionerPlan {
     /// The plan for `m` pairs in `R^d` under the prior `I ⪯ Sigma ⪯ K I` with `eps_pre`,
     /// failure probability `beta` and pair corruption `eta_p` (no data needed).
-    pub fn new(m: usize, d: usize, kappa: f64, epsilon: f64, beta: f64, eta_p: f64, settings: &PreconditionerSettings) -> Result<Self, LearnError> {
+    pub fn new(
+        m: usize,
+        d: usize,
+        kappa: f64,
+        epsilon: f64,
+        beta: f64,
+        eta_p: f64,
+        settings: &PreconditionerSettings,
+    ) -> Result<Self, LearnError> {
         let (mf, df) = (m as f64, d as f64);
         let lambda = chi_square_quantile(df, settings.clip_probability);
         let sensitivity = std::f64::consts::SQRT_2 * lambda / mf;
@@ -130,12 +144,18 @@ impl PreconditionerPlan {
         let most = settings.max_stages.max(1);
         // The unit-scale operator-norm quantile of each stage count's noise (independent of the
         // corruption, so computed once per stage count).
-        let quantiles: Vec<f64> = (1..=most).map(|j| operator_norm_quantile(d, beta / (2.0 * j as f64), &settings.quantiles)).collect();
+        let quantiles: Vec<f64> = (1..=most)
+            .map(|j| operator_norm_quantile(d, beta / (2.0 * j as f64), &settings.quantiles))
+            .collect();
         let candidate = |stages: usize, eta: f64| -> Option<PreconditionerPlan> {
             let j = stages as f64;
             let delta = (df / mf).sqrt() + (2.0 * (4.0 * j / beta).ln() / mf).sqrt();
             let zeta = 2.0 * delta + delta * delta;
-            let loss = if eta > 0.0 { eta * (1.0 + 2.0 * (1.0 / eta).ln()) } else { 0.0 };
+            let loss = if eta > 0.0 {
+                eta * (1.0 + 2.0 * (1.0 / eta).ln())
+            } else {
+                0.0
+            };
             let slack = zeta + clip_bias + loss;
             if slack >= 1.0 {
                 return None;
@@ -151,7 +171,13 @@ impl PreconditionerPlan {
             let plan_stages = (0..stages)
                 .map(|_| {
                     k = (1.0 + zeta) / (1.0 - slack) + contraction * k;
-                    PreconditionerStage { epsilon: eps_j, noise_scale, nu, contraction, kappa: k }
+                    PreconditionerStage {
+                        epsilon: eps_j,
+                        noise_scale,
+                        nu,
+                        contraction,
+                        kappa: k,
+                    }
                 })
                 .collect();
             Some(PreconditionerPlan {
@@ -176,7 +202,10 @@ impl PreconditionerPlan {
         };
         let plans: Vec<PreconditionerPlan> = counts.filter_map(|j| candidate(j, eta_p)).collect();
         let smallest = plans.iter().map(|p| p.kappa).fold(f64::INFINITY, f64::min);
-        let best = plans.into_iter().filter(|p| p.kappa <= (1.0 + settings.stage_tolerance) * smallest).max_by_key(|p| p.stages.len());
+        let best = plans
+            .into_iter()
+            .filter(|p| p.kappa <= (1.0 + settings.stage_tolerance) * smallest)
+            .max_by_key(|p| p.stages.len());
         let Some(mut plan) = best else {
             return Err(LearnError::TooFewSamples(format!(
                 "the preconditioner cannot contract at {m} pairs in dimension {d} with eps {epsilon} and pair corruption {eta_p}: \
@@ -188,40 +217,62 @@ impl PreconditionerPlan {
         let (mut lo, mut hi) = (0.0, 0.5);
         for _ in 0..50 {
             let mid = 0.5 * (lo + hi);
-            if candidate(stages, mid).is_some() { lo = mid } else { hi = mid }
+            if candidate(stages, mid).is_some() {
+                lo = mid
+            } else {
+                hi = mid
+            }
         }
         plan.tolerated_pair_corruption = lo;
         Ok(plan)
     }
 
     /// Run the stages on the pairs `x` (one per row): the frame `U_J` and the stage releases.
-    pub fn release<R: Rng + ?Sized>(&self, x: &DMatrix<f64>, rng: &mut R) -> (DMatrix<f64>, Vec<StageRelease>) {
+    pub fn release<R: Rng + ?Sized>(
+        &self,
+        x: &DMatrix<f64>,
+        rng: &mut R,
+    ) -> (DMatrix<f64>, Vec<StageRelease>) {
         let d = x.ncols();
         let mut frame = DMatrix::identity(d, d) * self.prior;
         let mut releases = Vec::with_capacity(self.stages.len());
         for (j, stage) in self.stages.iter().enumerate() {
             let w = spd_power(&frame, -0.5);
-            let released = clipped_second_moment(x, &w, self.lambda) + frobenius_noise::sample(d, stage.noise_scale, rng);
+            let released = clipped_second_moment(x, &w, self.lambda)
+                + frobenius_noise::sample(d, stage.noise_scale, rng);
             frame = self.next_frame(&frame, &released, stage);
-            releases.push(StageRelease { step: format!("preconditioner {} (S_j, in the frame of U_j)", j + 1), release: svec_of(&released) });
+            releases.push(StageRelease {
+                step: format!("preconditioner {} (S_j, in the frame of U_j)", j + 1),
+                release: svec_of(&released),
+            });
         }
         (frame, releases)
     }
 
     /// Step 3: `U_{j+1} = U_j^{1/2} (S_j + nu_j I) U_j^{1/2} / (1 - b)`, symmetrised, eigenvalues
     /// clamped below at 1.
-    fn next_frame(&self, frame: &DMatrix<f64>, released: &DMatrix<f64>, stage: &PreconditionerStage) -> DMatrix<f64> {
+    fn next_frame(
+        &self,
+        frame: &DMatrix<f64>,
+        released: &DMatrix<f64>,
+        stage: &PreconditionerStage,
+    ) -> DMatrix<f64> {
         let d = frame.nrows();
         let w_inv = spd_power(frame, 0.5);
-        let next = &w_inv * (released + DMatrix::identity(d, d) * stage.nu) * &w_inv / (1.0 - self.slack);
+        let next =
+            &w_inv * (released + DMatrix::identity(d, d) * stage.nu) * &w_inv / (1.0 - self.slack);
         let eig = (0.5 * (&next + next.transpose())).symmetric_eigen();
-        &eig.eigenvectors * DMatrix::from_diagonal(&eig.eigenvalues.map(|v| v.max(1.0))) * eig.eigenvectors.transpose()
+        &eig.eigenvectors
+            * DMatrix::from_diagonal(&eig.eigenvalues.map(|v| v.max(1.0)))
+            * eig.eigenvectors.transpose()
     }
 
     /// The frame `U_J` from the stage releases `S_j` (in `svec`), as [`Self::release`] computed
     /// it: post-processing of the release, so anyone holding it can recompute the frame.
     pub fn frame_from_releases(&self, releases: &[Vec<f64>]) -> DMatrix<f64> {
-        let d = releases.first().map_or(0, |r| crate::covariance::matrix_of(r).nrows());
+        let d = releases
+            .first()
+            .map_or(0, |r| crate::covariance::matrix_of(r).nrows());
         let mut frame = DMatrix::identity(d, d) * self.prior;
         for (stage, s) in self.stages.iter().zip(releases) {
             frame = self.next_frame(&frame, &crate::covariance::matrix_of(s), stage);

@@ -29,7 +29,11 @@ pub fn clean_radius(n: usize, d: usize, beta_p: f64) -> f64 {
 pub fn project_onto_ball(x: &mut [f64], centre: &[f64], radius: f64) {
     debug_assert_eq!(x.len(), centre.len());
     // Halves: finite whatever the (finite) inputs.
-    let half: Vec<f64> = x.iter().zip(centre).map(|(a, c)| 0.5 * a - 0.5 * c).collect();
+    let half: Vec<f64> = x
+        .iter()
+        .zip(centre)
+        .map(|(a, c)| 0.5 * a - 0.5 * c)
+        .collect();
     let scale = half.iter().fold(0.0_f64, |m, v| m.max(v.abs()));
     if scale == 0.0 {
         return;
@@ -84,8 +88,15 @@ mod tests {
         let diff: Vec<f64> = out.iter().zip(&c).map(|(a, b)| a - b).collect();
         assert!((norm(&diff) - 2.0).abs() < 1e-12);
         // Direction kept: (3, 4, 0) / 5.
-        assert!((diff[0] - 1.2).abs() < 1e-12 && (diff[1] - 1.6).abs() < 1e-12 && diff[2].abs() < 1e-12);
-        for extreme in [[f64::MAX, -f64::MAX, 0.0], [1e300, 1e200, -1e300], [-f64::MAX, -f64::MAX, -f64::MAX], [1e-310, 0.0, 0.0]] {
+        assert!(
+            (diff[0] - 1.2).abs() < 1e-12 && (diff[1] - 1.6).abs() < 1e-12 && diff[2].abs() < 1e-12
+        );
+        for extreme in [
+            [f64::MAX, -f64::MAX, 0.0],
+            [1e300, 1e200, -1e300],
+            [-f64::MAX, -f64::MAX, -f64::MAX],
+            [1e-310, 0.0, 0.0],
+        ] {
             let mut x = extreme;
             project_onto_ball(&mut x, &c, 3.0);
             assert!(x.iter().all(|v| v.is_finite()), "{extreme:?} -> {x:?}");
@@ -108,11 +119,22 @@ mod tests {
         let mut failures = 0;
         for _ in 0..200 {
             let worst = (0..n)
-                .map(|_| (0..d).map(|_| { let g: f64 = StandardNormal.sample(&mut rng); g * g }).sum::<f64>().sqrt())
+                .map(|_| {
+                    (0..d)
+                        .map(|_| {
+                            let g: f64 = StandardNormal.sample(&mut rng);
+                            g * g
+                        })
+                        .sum::<f64>()
+                        .sqrt()
+                })
                 .fold(0.0, f64::max);
             failures += usize::from(worst > r);
         }
-        assert!(failures <= 40, "{failures} of 200 datasets had a record outside {r}");
+        assert!(
+            failures <= 40,
+            "{failures} of 200 datasets had a record outside {r}"
+        );
         // Non-vacuity: the radius is not absurdly large (a radius of sqrt(d) fails often).
         assert!(r < (d as f64).sqrt() + 5.0);
     }

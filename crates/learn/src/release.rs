@@ -88,7 +88,14 @@ impl Diagnostics {
         NonPrivate {
             warning: "NON-PRIVATE: computed from the data and not covered by the privacy guarantee; do not publish",
             elapsed_s: self.elapsed_s,
-            steps: self.steps.iter().map(|s| NonPrivateStep { step: &s.step, record: &s.record }).collect(),
+            steps: self
+                .steps
+                .iter()
+                .map(|s| NonPrivateStep {
+                    step: &s.step,
+                    record: &s.record,
+                })
+                .collect(),
         }
     }
 

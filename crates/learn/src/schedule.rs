@@ -56,7 +56,17 @@ pub struct Constants {
 
 impl Default for Constants {
     fn default() -> Self {
-        Constants { safety: 0.6, slack: 2.0, corruption_slack: 0.0, rho_scale: 1.0, floor_scale: 2.0, max_stages: 6, max_radius: 3000.0, max_kappa: 1e6, stage_tolerance: 0.1 }
+        Constants {
+            safety: 0.6,
+            slack: 2.0,
+            corruption_slack: 0.0,
+            rho_scale: 1.0,
+            floor_scale: 2.0,
+            max_stages: 6,
+            max_radius: 3000.0,
+            max_kappa: 1e6,
+            stage_tolerance: 0.1,
+        }
     }
 }
 
@@ -98,7 +108,18 @@ impl Schedule {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn plan(n: f64, d: f64, epsilon: f64, radius: f64, eta0: f64, beta: f64, stages: usize, c: &Constants, delta_n: f64, spread: f64) -> Option<Schedule> {
+fn plan(
+    n: f64,
+    d: f64,
+    epsilon: f64,
+    radius: f64,
+    eta0: f64,
+    beta: f64,
+    stages: usize,
+    c: &Constants,
+    delta_n: f64,
+    spread: f64,
+) -> Option<Schedule> {
     let rho = c.rho_scale * (d / n).sqrt();
     let floor = c.floor_scale * (d / n).sqrt();
     let eps_j = epsilon / stages as f64;
@@ -114,13 +135,24 @@ fn plan(n: f64, d: f64, epsilon: f64, radius: f64, eta0: f64, beta: f64, stages:
         let b = delta_n + r * r + eta * (1.0 + log_inv);
         let deviation = (eta * b).sqrt() + eta * b.sqrt() + eta * log_inv.sqrt();
         let next = (c.safety * deviation + floor).min(r);
-        out.push(PlannedStage { epsilon: eps_j, radius: r, gamma: 1.0 + delta_n + r * r, score_bound: k_star, accuracy: next, deviation, projection_radius: r + spread });
+        out.push(PlannedStage {
+            epsilon: eps_j,
+            radius: r,
+            gamma: 1.0 + delta_n + r * r,
+            score_bound: k_star,
+            accuracy: next,
+            deviation,
+            projection_radius: r + spread,
+        });
         if out.len() < stages && next > 0.5 * r {
             return None;
         }
         r = next;
     }
-    Some(Schedule { delta_n, stages: out })
+    Some(Schedule {
+        delta_n,
+        stages: out,
+    })
 }
 
 /// The best schedule for `(n, d, eps, R, eta0, beta)`, or `None` when no number of stages
@@ -131,16 +163,35 @@ fn plan(n: f64, d: f64, epsilon: f64, radius: f64, eta0: f64, beta: f64, stages:
 /// The failure probability `beta` is split: `beta / 4` for the per-record projection (the
 /// clean records lie in the projection balls), `3 beta / 4` for the stages' accuracy bounds.
 #[allow(clippy::too_many_arguments)]
-pub fn schedule(n: usize, d: usize, epsilon: f64, radius: f64, eta0: f64, beta: f64, excess: f64, c: &Constants) -> Option<Schedule> {
+pub fn schedule(
+    n: usize,
+    d: usize,
+    epsilon: f64,
+    radius: f64,
+    eta0: f64,
+    beta: f64,
+    excess: f64,
+    c: &Constants,
+) -> Option<Schedule> {
     let (nf, df) = (n as f64, d as f64);
     let spread = (1.0 + excess).sqrt() * clean_radius(n, d, 0.25 * beta);
     let beta = 0.75 * beta;
-    let delta_n = excess + c.slack * ((df / nf).sqrt() + (2.0 * (2.0 / beta).ln() / nf).sqrt())
-        + if eta0 > 0.0 { c.corruption_slack * 2.0 * eta0 * (std::f64::consts::E / eta0).ln() } else { 0.0 };
+    let delta_n = excess
+        + c.slack * ((df / nf).sqrt() + (2.0 * (2.0 / beta).ln() / nf).sqrt())
+        + if eta0 > 0.0 {
+            c.corruption_slack * 2.0 * eta0 * (std::f64::consts::E / eta0).ln()
+        } else {
+            0.0
+        };
     let plans: Vec<Schedule> = (1..=c.max_stages.max(1))
         .filter_map(|j| plan(nf, df, epsilon, radius, eta0, beta, j, c, delta_n, spread))
         .filter(|s| s.accuracy() < radius)
         .collect();
-    let best = plans.iter().map(Schedule::accuracy).fold(f64::INFINITY, f64::min);
-    plans.into_iter().find(|s| s.accuracy() <= (1.0 + c.stage_tolerance.max(0.0)) * best)
+    let best = plans
+        .iter()
+        .map(Schedule::accuracy)
+        .fold(f64::INFINITY, f64::min);
+    plans
+        .into_iter()
+        .find(|s| s.accuracy() <= (1.0 + c.stage_tolerance.max(0.0)) * best)
 }

@@ -7,7 +7,10 @@ use crate::LearnError;
 use nalgebra::DMatrix;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use sosdp_sampler::{release, Ball, ConvexBody, Domain, Ellipsoid, Intersection, MechanismSettings, Progress, Release, SamplerKind, Start};
+use sosdp_sampler::{
+    Ball, ConvexBody, Domain, Ellipsoid, Intersection, MechanismSettings, Progress, Release,
+    SamplerKind, Start, release,
+};
 use sosdp_score::{BallDomain, CertifiedMean, FastCm};
 
 /// The public parameters of a CM stage.
@@ -32,16 +35,27 @@ pub fn run_cm_stage<R: Rng + ?Sized>(
     let dim = stage.centre.len();
     let gamma = DMatrix::identity(dim, dim) * stage.gamma;
     let oracle = FastCm::new(CertifiedMean::new(points, stage.centre, &gamma)?);
-    let mut parts: Vec<Box<dyn Domain + Send + Sync>> =
-        vec![Box::new(Ball::new(stage.centre.to_vec(), stage.radius)?), Box::new(Ellipsoid::new(stage.centre.to_vec(), &gamma)?)];
+    let mut parts: Vec<Box<dyn Domain + Send + Sync>> = vec![
+        Box::new(Ball::new(stage.centre.to_vec(), stage.radius)?),
+        Box::new(Ellipsoid::new(stage.centre.to_vec(), &gamma)?),
+    ];
     parts.extend(extra);
     let domain = Intersection::new(parts)?;
-    let anchor = oracle.minimise(Some(&BallDomain { centre: stage.centre.to_vec(), radius: stage.radius }))?;
+    let anchor = oracle.minimise(Some(&BallDomain {
+        centre: stage.centre.to_vec(),
+        radius: stage.radius,
+    }))?;
     // The anchor minimises over the ball; if a further domain excludes it, start at the centre.
     let start = if domain.contains(&anchor.theta)? {
-        Start { theta: anchor.theta, score_upper: anchor.eval.upper }
+        Start {
+            theta: anchor.theta,
+            score_upper: anchor.eval.upper,
+        }
     } else {
-        Start { theta: stage.centre.to_vec(), score_upper: sosdp_score::ScoreOracle::evaluate(&oracle, stage.centre)?.upper }
+        Start {
+            theta: stage.centre.to_vec(),
+            score_upper: sosdp_score::ScoreOracle::evaluate(&oracle, stage.centre)?.upper,
+        }
     };
     let mut settings = MechanismSettings::new(stage.epsilon, dim)?;
     settings.sampler = stage.sampler;
@@ -52,6 +66,7 @@ pub fn run_cm_stage<R: Rng + ?Sized>(
 pub fn seeded_rng(seed: Option<u64>) -> Result<StdRng, LearnError> {
     match seed {
         Some(s) => Ok(StdRng::seed_from_u64(s)),
-        None => StdRng::try_from_rng(&mut rand::rngs::SysRng).map_err(|e| LearnError::InvalidSetting(format!("no OS randomness: {e}"))),
+        None => StdRng::try_from_rng(&mut rand::rngs::SysRng)
+            .map_err(|e| LearnError::InvalidSetting(format!("no OS randomness: {e}"))),
     }
 }

@@ -2,12 +2,14 @@
 //! moment, the law of the Frobenius noise, `Sigma ⪯ U` on clean and corrupted data, and the
 //! realised condition number. Each property is also checked to fail for a broken variant.
 use nalgebra::{DMatrix, DVector};
-use rand::rngs::StdRng;
 use rand::SeedableRng;
+use rand::rngs::StdRng;
 use rand_distr::{Distribution, StandardNormal};
 use sosdp_learn::covariance::spd_power;
 use sosdp_learn::frobenius_noise;
-use sosdp_learn::preconditioner::{clipped_second_moment, PreconditionerPlan, PreconditionerSettings};
+use sosdp_learn::preconditioner::{
+    PreconditionerPlan, PreconditionerSettings, clipped_second_moment,
+};
 use sosdp_learn::special::gamma_upper;
 
 fn gaussian(rng: &mut StdRng, rows: usize, cols: usize) -> DMatrix<f64> {
@@ -18,11 +20,18 @@ fn gaussian(rng: &mut StdRng, rows: usize, cols: usize) -> DMatrix<f64> {
 fn covariance(rng: &mut StdRng, d: usize, cond: f64) -> (DMatrix<f64>, DMatrix<f64>) {
     let q = gaussian(rng, d, d).qr().q();
     let ev = DVector::from_fn(d, |k, _| cond.powf(k as f64 / (d.max(2) - 1) as f64));
-    (&q * DMatrix::from_diagonal(&ev) * q.transpose(), &q * DMatrix::from_diagonal(&ev.map(f64::sqrt)) * q.transpose())
+    (
+        &q * DMatrix::from_diagonal(&ev) * q.transpose(),
+        &q * DMatrix::from_diagonal(&ev.map(f64::sqrt)) * q.transpose(),
+    )
 }
 
 fn nuclear(a: &DMatrix<f64>) -> f64 {
-    a.clone().symmetric_eigenvalues().iter().map(|v| v.abs()).sum()
+    a.clone()
+        .symmetric_eigenvalues()
+        .iter()
+        .map(|v| v.abs())
+        .sum()
 }
 
 /// Replacing one pair moves the clipped second moment by at most `sqrt 2 lambda / m`
@@ -45,13 +54,21 @@ fn clipped_second_moment_has_its_sensitivity() {
         let wold = &w * &old;
         let mut orth = gaussian(&mut rng, d, 1).column(0).into_owned();
         orth -= &wold * (wold.dot(&orth) / wold.norm_squared().max(1e-300));
-        let candidates = [spd_power(&frame, 0.5) * orth * 1e6, DVector::zeros(d), gaussian(&mut rng, d, 1).column(0) * 1e12, -&old * 1e3];
+        let candidates = [
+            spd_power(&frame, 0.5) * orth * 1e6,
+            DVector::zeros(d),
+            gaussian(&mut rng, d, 1).column(0) * 1e12,
+            -&old * 1e3,
+        ];
         for new in candidates {
             let mut y = x.clone();
             y.set_row(trial % m, &new.transpose());
             let diff = clipped_second_moment(&y, &w, lambda) - &z;
             let (f, n) = (diff.norm(), nuclear(&diff));
-            assert!(f <= std::f64::consts::SQRT_2 * lambda / m as f64 * (1.0 + 1e-9), "Frobenius {f}");
+            assert!(
+                f <= std::f64::consts::SQRT_2 * lambda / m as f64 * (1.0 + 1e-9),
+                "Frobenius {f}"
+            );
             assert!(n <= 2.0 * lambda / m as f64 * (1.0 + 1e-9), "nuclear {n}");
             worst_f = worst_f.max(f * m as f64 / (std::f64::consts::SQRT_2 * lambda));
             worst_n = worst_n.max(n * m as f64 / (2.0 * lambda));
@@ -64,17 +81,31 @@ fn clipped_second_moment_has_its_sensitivity() {
                 t.transpose() * &t / m as f64
             };
             let unclipped = (raw(&y) - raw(&x)).norm();
-            assert!(unclipped > 1e3 * std::f64::consts::SQRT_2 * lambda / m as f64, "the unclipped moment must break the bound: {unclipped}");
+            assert!(
+                unclipped > 1e3 * std::f64::consts::SQRT_2 * lambda / m as f64,
+                "the unclipped moment must break the bound: {unclipped}"
+            );
         }
     }
-    assert!(worst_f > 0.99 && worst_n > 0.99, "the bounds are attained: {worst_f} {worst_n}");
+    assert!(
+        worst_f > 0.99 && worst_n > 0.99,
+        "the bounds are attained: {worst_f} {worst_n}"
+    );
 }
 
 /// Kolmogorov-Smirnov distance of a sample to a continuous CDF.
 fn ks(sample: &mut [f64], cdf: impl Fn(f64) -> f64) -> f64 {
     sample.sort_by(f64::total_cmp);
     let n = sample.len() as f64;
-    sample.iter().enumerate().map(|(i, &x)| (cdf(x) - i as f64 / n).abs().max(((i + 1) as f64 / n - cdf(x)).abs())).fold(0.0, f64::max)
+    sample
+        .iter()
+        .enumerate()
+        .map(|(i, &x)| {
+            (cdf(x) - i as f64 / n)
+                .abs()
+                .max(((i + 1) as f64 / n - cdf(x)).abs())
+        })
+        .fold(0.0, f64::max)
 }
 
 /// The noise law: the Frobenius radius is Gamma(D, scale) (KS at 3000 draws; critical value at
@@ -104,33 +135,61 @@ fn frobenius_noise_has_its_law() {
     let critical = 1.95 / (draws as f64).sqrt();
     let cdf = |s: f64| move |x: f64| 1.0 - gamma_upper(dim as f64, x / s);
     assert!(ks(&mut radii.clone(), cdf(scale)) < critical, "radius law");
-    assert!(ks(&mut radii.clone(), cdf(1.1 * scale)) > critical, "power against a 10% wrong scale");
+    assert!(
+        ks(&mut radii.clone(), cdf(1.1 * scale)) > critical,
+        "power against a 10% wrong scale"
+    );
     // Mean square per svec coordinate: diagonal d coordinates, off-diagonal D - d.
     let (per_diag, per_off) = (diag / (draws * d) as f64, off / (draws * (dim - d)) as f64);
     let se = (2.0 / (dim as f64 * dim as f64) / (draws * d) as f64).sqrt();
-    assert!((per_diag * dim as f64 - 1.0).abs() < 6.0 * se * dim as f64, "diagonal coordinates {per_diag} vs {}", 1.0 / dim as f64);
-    assert!((per_off * dim as f64 - 1.0).abs() < 6.0 * se * dim as f64, "off-diagonal coordinates {per_off}");
+    assert!(
+        (per_diag * dim as f64 - 1.0).abs() < 6.0 * se * dim as f64,
+        "diagonal coordinates {per_diag} vs {}",
+        1.0 / dim as f64
+    );
+    assert!(
+        (per_off * dim as f64 - 1.0).abs() < 6.0 * se * dim as f64,
+        "off-diagonal coordinates {per_off}"
+    );
     // Broken variant: i.i.d. matrix entries; its svec coordinates are not isotropic.
     let (mut bdiag, mut boff) = (0.0, 0.0);
     for _ in 0..draws {
         let g = gaussian(&mut rng, d, d);
         let sym = DMatrix::from_fn(d, d, |i, k| if i <= k { g[(i, k)] } else { g[(k, i)] });
-        let r2 = (0..d).map(|i| sym[(i, i)].powi(2)).sum::<f64>() + (0..d).flat_map(|i| (i + 1..d).map(move |k| (i, k))).map(|(i, k)| 2.0 * sym[(i, k)].powi(2)).sum::<f64>();
+        let r2 = (0..d).map(|i| sym[(i, i)].powi(2)).sum::<f64>()
+            + (0..d)
+                .flat_map(|i| (i + 1..d).map(move |k| (i, k)))
+                .map(|(i, k)| 2.0 * sym[(i, k)].powi(2))
+                .sum::<f64>();
         bdiag += (0..d).map(|i| sym[(i, i)].powi(2)).sum::<f64>() / r2;
         boff += 1.0 - (0..d).map(|i| sym[(i, i)].powi(2)).sum::<f64>() / r2;
     }
-    let broken = (bdiag / (draws * d) as f64, boff / (draws * (dim - d)) as f64);
-    assert!((broken.0 * dim as f64 - 1.0).abs() > 6.0 * se * dim as f64 || (broken.1 * dim as f64 - 1.0).abs() > 6.0 * se * dim as f64, "{broken:?}");
+    let broken = (
+        bdiag / (draws * d) as f64,
+        boff / (draws * (dim - d)) as f64,
+    );
+    assert!(
+        (broken.0 * dim as f64 - 1.0).abs() > 6.0 * se * dim as f64
+            || (broken.1 * dim as f64 - 1.0).abs() > 6.0 * se * dim as f64,
+        "{broken:?}"
+    );
 }
 
 /// Pairs `x = (y_2 - y_1)/sqrt 2` of `n` records from `N(0, Sigma)` after `corrupt` edits the
 /// records.
-fn pairs(rng: &mut StdRng, n: usize, half: &DMatrix<f64>, corrupt: &dyn Fn(&mut DMatrix<f64>)) -> DMatrix<f64> {
+fn pairs(
+    rng: &mut StdRng,
+    n: usize,
+    half: &DMatrix<f64>,
+    corrupt: &dyn Fn(&mut DMatrix<f64>),
+) -> DMatrix<f64> {
     let d = half.nrows();
     let mut y = gaussian(rng, n, d) * half;
     corrupt(&mut y);
     let m = n / 2;
-    DMatrix::from_fn(m, d, |i, k| (y[(2 * i + 1, k)] - y[(2 * i, k)]) / std::f64::consts::SQRT_2)
+    DMatrix::from_fn(m, d, |i, k| {
+        (y[(2 * i + 1, k)] - y[(2 * i, k)]) / std::f64::consts::SQRT_2
+    })
 }
 
 /// Far: `count` evenly spaced records replaced by `point`.
@@ -168,9 +227,27 @@ fn relative(u: &DMatrix<f64>, sigma: &DMatrix<f64>) -> (f64, f64) {
 #[test]
 fn frame_dominates_the_covariance() {
     let (n, d, eps) = (20_000, 5, 1.0);
-    let plan = PreconditionerPlan::new(n / 2, d, 100.0, eps, 0.05, 0.0, &PreconditionerSettings::default()).expect("a plan");
+    let plan = PreconditionerPlan::new(
+        n / 2,
+        d,
+        100.0,
+        eps,
+        0.05,
+        0.0,
+        &PreconditionerSettings::default(),
+    )
+    .expect("a plan");
     let eta = 0.25 * plan.tolerated_pair_corruption;
-    let corrupted = PreconditionerPlan::new(n / 2, d, 100.0, eps, 0.05, 2.0 * eta, &PreconditionerSettings::default()).expect("a plan under corruption");
+    let corrupted = PreconditionerPlan::new(
+        n / 2,
+        d,
+        100.0,
+        eps,
+        0.05,
+        2.0 * eta,
+        &PreconditionerSettings::default(),
+    )
+    .expect("a plan under corruption");
     let mut broken = plan.clone();
     broken.slack = 0.0;
     for stage in &mut broken.stages {
@@ -182,27 +259,47 @@ fn frame_dominates_the_covariance() {
         let (sigma, half) = covariance(&mut rng, d, 50.0);
         let eig = sigma.clone().symmetric_eigen();
         let k = eig.eigenvalues.imin();
-        let thin: DVector<f64> = eig.eigenvectors.column(k).into_owned() * eig.eigenvalues[k].sqrt();
+        let thin: DVector<f64> =
+            eig.eigenvectors.column(k).into_owned() * eig.eigenvalues[k].sqrt();
         let count = (eta * n as f64).round() as usize;
         let unit = thin.normalize();
         let far_point = &thin * 15.0;
         let cases: [(&str, &PreconditionerPlan, Box<dyn Fn(&mut DMatrix<f64>)>); 3] = [
             ("clean", &plan, Box::new(|_: &mut DMatrix<f64>| {})),
-            ("far", &corrupted, Box::new(move |y: &mut DMatrix<f64>| far(y, count, &far_point))),
-            ("subtractive", &corrupted, Box::new(move |y: &mut DMatrix<f64>| subtractive(y, count, &unit))),
+            (
+                "far",
+                &corrupted,
+                Box::new(move |y: &mut DMatrix<f64>| far(y, count, &far_point)),
+            ),
+            (
+                "subtractive",
+                &corrupted,
+                Box::new(move |y: &mut DMatrix<f64>| subtractive(y, count, &unit)),
+            ),
         ];
         for (name, p, corrupt) in cases.iter() {
             let x = pairs(&mut rng, n, &half, corrupt.as_ref());
             let (u, releases) = p.release(&x, &mut rng);
             assert_eq!(releases.len(), p.stages.len());
             let (lo, hi) = relative(&u, &sigma);
-            assert!(hi <= 1.0, "seed {seed} {name}: Sigma is not below U (largest relative eigenvalue {hi})");
-            assert!(1.0 / lo <= p.kappa, "seed {seed} {name}: U above kappa_J Sigma ({} > {})", 1.0 / lo, p.kappa);
+            assert!(
+                hi <= 1.0,
+                "seed {seed} {name}: Sigma is not below U (largest relative eigenvalue {hi})"
+            );
+            assert!(
+                1.0 / lo <= p.kappa,
+                "seed {seed} {name}: U above kappa_J Sigma ({} > {})",
+                1.0 / lo,
+                p.kappa
+            );
         }
         let x = pairs(&mut rng, n, &half, &|_| {});
         broken_failures += usize::from(relative(&broken.release(&x, &mut rng).0, &sigma).1 > 1.0);
     }
-    assert!(broken_failures >= 6, "the unshifted variant must fail Sigma ⪯ U in most seeds, failed in {broken_failures}");
+    assert!(
+        broken_failures >= 6,
+        "the unshifted variant must fail Sigma ⪯ U in most seeds, failed in {broken_failures}"
+    );
 }
 
 /// The realised condition number of `Sigma` in `U_J` at d = 10, n = 50000, eps_pre = 1, K = 100
@@ -211,8 +308,29 @@ fn frame_dominates_the_covariance() {
 #[test]
 fn condition_number_at_d10() {
     let (n, d) = (50_000, 10);
-    let plan = PreconditionerPlan::new(n / 2, d, 100.0, 1.0, 0.05, 0.0, &PreconditionerSettings::default()).expect("a plan");
-    let single = PreconditionerPlan::new(n / 2, d, 100.0, 1.0, 0.05, 0.0, &PreconditionerSettings { stages: Some(1), ..Default::default() }).expect("a one-stage plan");
+    let plan = PreconditionerPlan::new(
+        n / 2,
+        d,
+        100.0,
+        1.0,
+        0.05,
+        0.0,
+        &PreconditionerSettings::default(),
+    )
+    .expect("a plan");
+    let single = PreconditionerPlan::new(
+        n / 2,
+        d,
+        100.0,
+        1.0,
+        0.05,
+        0.0,
+        &PreconditionerSettings {
+            stages: Some(1),
+            ..Default::default()
+        },
+    )
+    .expect("a one-stage plan");
     let (mut good, mut single_good) = (0, 0);
     for seed in 0..5u64 {
         let mut rng = StdRng::seed_from_u64(100 + seed);
@@ -223,6 +341,12 @@ fn condition_number_at_d10() {
         let (lo, hi) = relative(&single.release(&x, &mut rng).0, &sigma);
         single_good += usize::from(hi / lo <= 2.5);
     }
-    assert!(good >= 4, "condition number <= 2.5 in only {good} of 5 seeds");
-    assert!(single_good == 0, "one stage should not reach 2.5 ({single_good} of 5)");
+    assert!(
+        good >= 4,
+        "condition number <= 2.5 in only {good} of 5 seeds"
+    );
+    assert!(
+        single_good == 0,
+        "one stage should not reach 2.5 ({single_good} of 5)"
+    );
 }

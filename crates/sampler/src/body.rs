@@ -17,13 +17,23 @@ pub trait ConvexBody {
     fn chord(&self, x: &[f64], u: &[f64]) -> Result<(f64, f64), SamplerError>;
     /// A step `s` uniform on the chord through `x` along `u` (the hit-and-run move), with
     /// `uniform` a source of Uniform(0, 1) draws. By default: the chord, then one draw on it.
-    fn line_step(&self, x: &[f64], u: &[f64], uniform: &mut dyn FnMut() -> f64) -> Result<f64, SamplerError> {
+    fn line_step(
+        &self,
+        x: &[f64],
+        u: &[f64],
+        uniform: &mut dyn FnMut() -> f64,
+    ) -> Result<f64, SamplerError> {
         step_on_chord(self, x, u, uniform)
     }
 }
 
 /// The chord through `x` along `u`, then a uniform draw on it.
-pub fn step_on_chord<B: ConvexBody + ?Sized>(body: &B, x: &[f64], u: &[f64], uniform: &mut dyn FnMut() -> f64) -> Result<f64, SamplerError> {
+pub fn step_on_chord<B: ConvexBody + ?Sized>(
+    body: &B,
+    x: &[f64],
+    u: &[f64],
+    uniform: &mut dyn FnMut() -> f64,
+) -> Result<f64, SamplerError> {
     let (lo, hi) = body.chord(x, u)?;
     Ok(lo + (hi - lo) * uniform())
 }
@@ -46,7 +56,11 @@ pub fn log_unit_ball_volume(d: usize) -> f64 {
 
 /// `log Gamma(x)` for `x = k/2 > 0` (exact recursion from `Gamma(1) = 1`, `Gamma(1/2) = sqrt(pi)`).
 fn ln_gamma(x: f64) -> f64 {
-    let (mut value, mut y) = if (x - x.round()).abs() < 1e-9 { (0.0, 1.0) } else { (0.5 * std::f64::consts::PI.ln(), 0.5) };
+    let (mut value, mut y) = if (x - x.round()).abs() < 1e-9 {
+        (0.0, 1.0)
+    } else {
+        (0.5 * std::f64::consts::PI.ln(), 0.5)
+    };
     while y < x - 1e-9 {
         value += y.ln();
         y += 1.0;
@@ -56,7 +70,11 @@ fn ln_gamma(x: f64) -> f64 {
 
 fn check(what: &'static str, v: &[f64], dim: usize) -> Result<(), SamplerError> {
     if v.len() != dim {
-        return Err(SamplerError::DimensionMismatch { what, expected: dim, got: v.len() });
+        return Err(SamplerError::DimensionMismatch {
+            what,
+            expected: dim,
+            got: v.len(),
+        });
     }
     if v.iter().any(|x| !x.is_finite()) {
         return Err(SamplerError::NonFinite(what));
@@ -71,8 +89,15 @@ fn quadratic_chord(a: f64, b: f64, c: f64) -> (f64, f64) {
     }
     let root = (b * b - a * c).max(0.0).sqrt();
     // Stable roots: (-b ± root) / a, with the cancelling one computed as c / (-b ∓ root).
-    let (lo, hi) = if b >= 0.0 { ((-b - root) / a, c / (-b - root)) } else { (c / (-b + root), (-b + root) / a) };
-    let (lo, hi) = (if lo.is_finite() { lo } else { 0.0 }, if hi.is_finite() { hi } else { 0.0 });
+    let (lo, hi) = if b >= 0.0 {
+        ((-b - root) / a, c / (-b - root))
+    } else {
+        (c / (-b + root), (-b + root) / a)
+    };
+    let (lo, hi) = (
+        if lo.is_finite() { lo } else { 0.0 },
+        if hi.is_finite() { hi } else { 0.0 },
+    );
     (lo.min(0.0), hi.max(0.0))
 }
 
@@ -86,11 +111,15 @@ pub struct Ball {
 impl Ball {
     pub fn new(centre: Vec<f64>, radius: f64) -> Result<Self, SamplerError> {
         if centre.is_empty() {
-            return Err(SamplerError::InvalidSetting("the ball needs a dimension >= 1".into()));
+            return Err(SamplerError::InvalidSetting(
+                "the ball needs a dimension >= 1".into(),
+            ));
         }
         check("the ball centre", &centre, centre.len())?;
         if !(radius.is_finite() && radius > 0.0) {
-            return Err(SamplerError::InvalidSetting(format!("the ball radius must be positive and finite, got {radius}")));
+            return Err(SamplerError::InvalidSetting(format!(
+                "the ball radius must be positive and finite, got {radius}"
+            )));
         }
         Ok(Ball { centre, radius })
     }
@@ -103,7 +132,11 @@ impl ConvexBody for Ball {
 
     fn contains(&self, x: &[f64]) -> Result<bool, SamplerError> {
         check("the point", x, self.dim())?;
-        Ok(x.iter().zip(&self.centre).map(|(a, c)| (a - c).powi(2)).sum::<f64>() <= self.radius * self.radius)
+        Ok(x.iter()
+            .zip(&self.centre)
+            .map(|(a, c)| (a - c).powi(2))
+            .sum::<f64>()
+            <= self.radius * self.radius)
     }
 
     fn chord(&self, x: &[f64], u: &[f64]) -> Result<(f64, f64), SamplerError> {
@@ -146,17 +179,28 @@ impl Ellipsoid {
         let d = centre.len();
         check("the ellipsoid centre", &centre, d)?;
         if d == 0 || shape.shape() != (d, d) || shape.iter().any(|x| !x.is_finite()) {
-            return Err(SamplerError::InvalidSetting("the ellipsoid's shape must be a finite d x d matrix".into()));
+            return Err(SamplerError::InvalidSetting(
+                "the ellipsoid's shape must be a finite d x d matrix".into(),
+            ));
         }
-        let chol = Cholesky::new(shape.clone())
-            .ok_or_else(|| SamplerError::InvalidSetting("the ellipsoid's shape must be positive definite".into()))?;
+        let chol = Cholesky::new(shape.clone()).ok_or_else(|| {
+            SamplerError::InvalidSetting("the ellipsoid's shape must be positive definite".into())
+        })?;
         let largest = shape.clone().symmetric_eigenvalues().max();
         let log_det = 2.0 * chol.l().diagonal().iter().map(|x| x.ln()).sum::<f64>();
-        Ok(Ellipsoid { centre, chol, radius: largest.sqrt(), log_det })
+        Ok(Ellipsoid {
+            centre,
+            chol,
+            radius: largest.sqrt(),
+            log_det,
+        })
     }
 
     fn whiten(&self, v: DVector<f64>) -> DVector<f64> {
-        self.chol.l().solve_lower_triangular(&v).expect("Cholesky factor is invertible")
+        self.chol
+            .l()
+            .solve_lower_triangular(&v)
+            .expect("Cholesky factor is invertible")
     }
 }
 
@@ -167,16 +211,22 @@ impl ConvexBody for Ellipsoid {
 
     fn contains(&self, x: &[f64]) -> Result<bool, SamplerError> {
         check("the point", x, self.dim())?;
-        let w = self.whiten(DVector::from_column_slice(x) - DVector::from_column_slice(&self.centre));
+        let w =
+            self.whiten(DVector::from_column_slice(x) - DVector::from_column_slice(&self.centre));
         Ok(w.norm_squared() <= 1.0)
     }
 
     fn chord(&self, x: &[f64], u: &[f64]) -> Result<(f64, f64), SamplerError> {
         check("the point", x, self.dim())?;
         check("the direction", u, self.dim())?;
-        let w = self.whiten(DVector::from_column_slice(x) - DVector::from_column_slice(&self.centre));
+        let w =
+            self.whiten(DVector::from_column_slice(x) - DVector::from_column_slice(&self.centre));
         let v = self.whiten(DVector::from_column_slice(u));
-        Ok(quadratic_chord(v.norm_squared(), w.dot(&v), w.norm_squared() - 1.0))
+        Ok(quadratic_chord(
+            v.norm_squared(),
+            w.dot(&v),
+            w.norm_squared() - 1.0,
+        ))
     }
 }
 
@@ -207,10 +257,20 @@ impl Cuboid {
         check("the box's lower corner", &lower, lower.len())?;
         check("the box's upper corner", &upper, lower.len())?;
         if lower.is_empty() || lower.iter().zip(&upper).any(|(l, u)| !(u > l)) {
-            return Err(SamplerError::InvalidSetting("the box needs lower < upper in every coordinate".into()));
+            return Err(SamplerError::InvalidSetting(
+                "the box needs lower < upper in every coordinate".into(),
+            ));
         }
-        let centre = lower.iter().zip(&upper).map(|(l, u)| 0.5 * (l + u)).collect();
-        Ok(Cuboid { lower, upper, centre })
+        let centre = lower
+            .iter()
+            .zip(&upper)
+            .map(|(l, u)| 0.5 * (l + u))
+            .collect();
+        Ok(Cuboid {
+            lower,
+            upper,
+            centre,
+        })
     }
 }
 
@@ -221,7 +281,9 @@ impl ConvexBody for Cuboid {
 
     fn contains(&self, x: &[f64]) -> Result<bool, SamplerError> {
         check("the point", x, self.dim())?;
-        Ok(x.iter().zip(self.lower.iter().zip(&self.upper)).all(|(v, (l, u))| *l <= *v && *v <= *u))
+        Ok(x.iter()
+            .zip(self.lower.iter().zip(&self.upper))
+            .all(|(v, (l, u))| *l <= *v && *v <= *u))
     }
 
     fn chord(&self, x: &[f64], u: &[f64]) -> Result<(f64, f64), SamplerError> {
@@ -245,11 +307,22 @@ impl Domain for Cuboid {
     }
 
     fn radius(&self) -> f64 {
-        self.lower.iter().zip(&self.upper).map(|(l, u)| (0.5 * (u - l)).powi(2)).sum::<f64>().sqrt()
+        self.lower
+            .iter()
+            .zip(&self.upper)
+            .map(|(l, u)| (0.5 * (u - l)).powi(2))
+            .sum::<f64>()
+            .sqrt()
     }
 
     fn log_volume(&self) -> Option<f64> {
-        Some(self.lower.iter().zip(&self.upper).map(|(l, u)| (u - l).ln()).sum())
+        Some(
+            self.lower
+                .iter()
+                .zip(&self.upper)
+                .map(|(l, u)| (u - l).ln())
+                .sum(),
+        )
     }
 }
 
@@ -262,9 +335,13 @@ pub struct Simplex {
 impl Simplex {
     pub fn new(dim: usize) -> Result<Self, SamplerError> {
         if dim == 0 {
-            return Err(SamplerError::InvalidSetting("the simplex needs a dimension >= 1".into()));
+            return Err(SamplerError::InvalidSetting(
+                "the simplex needs a dimension >= 1".into(),
+            ));
         }
-        Ok(Simplex { centre: vec![1.0 / (dim as f64 + 1.0); dim] })
+        Ok(Simplex {
+            centre: vec![1.0 / (dim as f64 + 1.0); dim],
+        })
     }
 }
 
@@ -320,14 +397,22 @@ pub struct Intersection {
 
 impl Intersection {
     pub fn new(parts: Vec<Box<dyn Domain + Send + Sync>>) -> Result<Self, SamplerError> {
-        let first = parts.first().ok_or_else(|| SamplerError::InvalidSetting("an intersection of no bodies".into()))?;
+        let first = parts
+            .first()
+            .ok_or_else(|| SamplerError::InvalidSetting("an intersection of no bodies".into()))?;
         let d = first.dim();
         for p in &parts {
             if p.dim() != d {
-                return Err(SamplerError::DimensionMismatch { what: "a body of the intersection", expected: d, got: p.dim() });
+                return Err(SamplerError::DimensionMismatch {
+                    what: "a body of the intersection",
+                    expected: d,
+                    got: p.dim(),
+                });
             }
             if !p.contains(first.centre())? {
-                return Err(SamplerError::InvalidSetting("the first domain's centre must lie in every domain of the intersection".into()));
+                return Err(SamplerError::InvalidSetting(
+                    "the first domain's centre must lie in every domain of the intersection".into(),
+                ));
             }
         }
         Ok(Intersection { parts })
@@ -390,7 +475,12 @@ impl Spectrahedron {
         }
         let mid = 0.5 * (lower + upper);
         let centre = sosdp_sdp::svec::svec(side, |i, j| if i == j { mid } else { 0.0 });
-        Ok(Spectrahedron { side, lower, upper, centre })
+        Ok(Spectrahedron {
+            side,
+            lower,
+            upper,
+            centre,
+        })
     }
 
     /// The symmetric matrix with `svec` `v`.

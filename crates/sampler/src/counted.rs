@@ -114,7 +114,8 @@ impl<O: ScoreOracle + ?Sized> ScoreOracle for Counted<'_, O> {
         let decision = timed(&self.nanos[1], || self.oracle.decide(theta, level))?;
         if decision.refinements > 0 {
             self.refined.fetch_add(1, Ordering::Relaxed);
-            self.refinements.fetch_add(decision.refinements, Ordering::Relaxed);
+            self.refinements
+                .fetch_add(decision.refinements, Ordering::Relaxed);
         }
         if decision.tie {
             self.ties.fetch_add(1, Ordering::Relaxed);
@@ -130,7 +131,12 @@ impl<O: ScoreOracle + ?Sized> ScoreOracle for Counted<'_, O> {
         self.oracle.member_eval(theta, level)
     }
 
-    fn member_eval_to(&self, theta: &[f64], level: f64, accuracy: f64) -> Result<ScoreEval, ScoreError> {
+    fn member_eval_to(
+        &self,
+        theta: &[f64],
+        level: f64,
+        accuracy: f64,
+    ) -> Result<ScoreEval, ScoreError> {
         self.oracle.member_eval_to(theta, level, accuracy)
     }
 
@@ -138,10 +144,20 @@ impl<O: ScoreOracle + ?Sized> ScoreOracle for Counted<'_, O> {
         self.oracle.outer_ends(x, u, level)
     }
 
-    fn chord(&self, x: &[f64], u: &[f64], level: f64, range: (f64, f64), tol: f64) -> Result<Chord, ScoreError> {
+    fn chord(
+        &self,
+        x: &[f64],
+        u: &[f64],
+        level: f64,
+        range: (f64, f64),
+        tol: f64,
+    ) -> Result<Chord, ScoreError> {
         self.chords.fetch_add(1, Ordering::Relaxed);
-        let chord = timed(&self.nanos[2], || self.oracle.chord(x, u, level, range, tol))?;
-        self.chord_queries.fetch_add(chord.queries, Ordering::Relaxed);
+        let chord = timed(&self.nanos[2], || {
+            self.oracle.chord(x, u, level, range, tol)
+        })?;
+        self.chord_queries
+            .fetch_add(chord.queries, Ordering::Relaxed);
         Ok(chord)
     }
 }

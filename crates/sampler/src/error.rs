@@ -9,7 +9,11 @@ pub enum SamplerError {
     #[error("invalid sampler setting: {0}")]
     InvalidSetting(String),
     #[error("{what} has dimension {got}, expected {expected}")]
-    DimensionMismatch { what: &'static str, expected: usize, got: usize },
+    DimensionMismatch {
+        what: &'static str,
+        expected: usize,
+        got: usize,
+    },
     #[error("{0} has a non-finite entry")]
     NonFinite(&'static str),
     #[error("the starting point of the chain is not inside the body ({0})")]

@@ -3,14 +3,21 @@
 //! `h Z^d` and, if the grid point left `Theta`, pull it back along the segment to the
 //! domain's (data-independent) centre. The last step is a function of the grid point only, so
 //! the output carries no more information than the snapped point.
-use crate::body::Domain;
 use crate::SamplerError;
+use crate::body::Domain;
 use rand::{Rng, RngExt};
 
 /// Harden `theta` in place with grid step `h > 0`.
-pub fn harden<D: Domain + ?Sized, R: Rng + ?Sized>(theta: &mut [f64], domain: &D, h: f64, rng: &mut R) -> Result<(), SamplerError> {
+pub fn harden<D: Domain + ?Sized, R: Rng + ?Sized>(
+    theta: &mut [f64],
+    domain: &D,
+    h: f64,
+    rng: &mut R,
+) -> Result<(), SamplerError> {
     if !(h > 0.0 && h.is_finite()) {
-        return Err(SamplerError::InvalidSetting(format!("the hardening grid must be positive, got {h}")));
+        return Err(SamplerError::InvalidSetting(format!(
+            "the hardening grid must be positive, got {h}"
+        )));
     }
     for x in theta.iter_mut() {
         let noisy = *x + h * (rng.random::<f64>() - 0.5);

@@ -8,8 +8,8 @@
 //! stationary. That holds for the three direction laws here: isotropic, rounded
 //! (`u = T g / |T g|`, `g` standard normal, `T` a rounding matrix learned from pilot samples)
 //! and coordinate directions (`±e_k`).
-use crate::body::ConvexBody;
 use crate::SamplerError;
+use crate::body::ConvexBody;
 use nalgebra::{DMatrix, DVector};
 use rand::{Rng, RngExt};
 use rand_distr::{Distribution, StandardNormal};
@@ -36,7 +36,11 @@ impl Directions {
                 u
             }
             Directions::Isotropic => normalised(gaussian(dim, rng)),
-            Directions::Rounded(t) => normalised((t * DVector::from_vec(gaussian(dim, rng))).as_slice().to_vec()),
+            Directions::Rounded(t) => normalised(
+                (t * DVector::from_vec(gaussian(dim, rng)))
+                    .as_slice()
+                    .to_vec(),
+            ),
         }
     }
 }
@@ -112,7 +116,9 @@ pub fn rounding_matrix(samples: &[Vec<f64>]) -> Option<DMatrix<f64>> {
         return None;
     }
     let n = samples.len() as f64;
-    let mean: Vec<f64> = (0..dim).map(|k| samples.iter().map(|s| s[k]).sum::<f64>() / n).collect();
+    let mean: Vec<f64> = (0..dim)
+        .map(|k| samples.iter().map(|s| s[k]).sum::<f64>() / n)
+        .collect();
     let mut cov = DMatrix::zeros(dim, dim);
     for s in samples {
         let c = DVector::from_iterator(dim, s.iter().zip(&mean).map(|(a, m)| a - m));

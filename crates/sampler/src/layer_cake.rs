@@ -24,7 +24,7 @@
 //! the target conditioned on `K(l_m)`, within total variation `tail` of the target. For a
 //! score not known to be convex there is no truncation (`m = I`, `K_I = Theta`).
 use crate::body::Domain;
-use crate::hit_and_run::{uniform_samples, ChainSettings};
+use crate::hit_and_run::{ChainSettings, uniform_samples};
 use crate::target::Target;
 use crate::{Progress, SamplerError};
 use rand::{Rng, RngExt};
@@ -52,7 +52,10 @@ impl Default for LayerCakeSettings {
     fn default() -> Self {
         LayerCakeSettings {
             samples: 100,
-            chain: ChainSettings { burn_in: 20, thin: 2 },
+            chain: ChainSettings {
+                burn_in: 20,
+                thin: 2,
+            },
             quantile: 0.3,
             max_rungs: 200,
             final_steps: 20,
@@ -87,22 +90,47 @@ pub struct LayerCakeRecord {
 
 /// `log` of the bound on the mass above level `m` (module doc), or `None` when no level
 /// between the anchor's score and `l_m` is usable.
-fn log_tail_bound(m: i64, s0: f64, max_score: f64, dim: usize, target_eps: f64, level: impl Fn(i64) -> f64, index: impl Fn(f64) -> i64) -> Option<f64> {
+fn log_tail_bound(
+    m: i64,
+    s0: f64,
+    max_score: f64,
+    dim: usize,
+    target_eps: f64,
+    level: impl Fn(i64) -> f64,
+    index: impl Fn(f64) -> i64,
+) -> Option<f64> {
     let best = index(s0 + dim as f64 / target_eps);
     [best - 1, best, best + 1]
         .into_iter()
         .filter(|&j| j <= m && level(j) > s0)
-        .map(|j| -target_eps * (level(m + 1) - level(j)) + dim as f64 * ((max_score - s0) / (level(j) - s0)).ln())
+        .map(|j| {
+            -target_eps * (level(m + 1) - level(j))
+                + dim as f64 * ((max_score - s0) / (level(j) - s0)).ln()
+        })
         .min_by(f64::total_cmp)
 }
 
 /// The truncation index and its tail bound.
-fn truncation<O: ScoreOracle + Sync + ?Sized, D: Domain>(target: &Target<O, D>, s0: f64, tail: f64) -> (i64, f64) {
+fn truncation<O: ScoreOracle + Sync + ?Sized, D: Domain>(
+    target: &Target<O, D>,
+    s0: f64,
+    tail: f64,
+) -> (i64, f64) {
     if !target.oracle.convex() {
         return (target.top, 0.0);
     }
     let (levels, eps) = (target.levels, target.eps);
-    let bound = |m: i64| log_tail_bound(m, s0, target.oracle.max_score(), target.oracle.dim(), eps, |i| levels.level(i), |s| levels.index(s));
+    let bound = |m: i64| {
+        log_tail_bound(
+            m,
+            s0,
+            target.oracle.max_score(),
+            target.oracle.dim(),
+            eps,
+            |i| levels.level(i),
+            |s| levels.index(s),
+        )
+    };
     let ok = |m: i64| bound(m).is_some_and(|b| b <= tail.ln());
     // The bound decreases in m: binary search on [index(s0), top].
     let (mut lo, mut hi) = (levels.index(s0), target.top);
@@ -113,7 +141,11 @@ fn truncation<O: ScoreOracle + Sync + ?Sized, D: Domain>(target: &Target<O, D>, 
         let mid = lo + (hi - lo) / 2;
         if ok(mid) { hi = mid } else { lo = mid + 1 }
     }
-    if hi >= target.top { (target.top, 0.0) } else { (hi, bound(hi).map_or(0.0, f64::exp)) }
+    if hi >= target.top {
+        (target.top, 0.0)
+    } else {
+        (hi, bound(hi).map_or(0.0, f64::exp))
+    }
 }
 
 /// A rung of the ladder: its level and its samples with their scores, sorted by score.
@@ -126,7 +158,11 @@ fn deepest_rung(rungs: &[Scored], level: f64) -> usize {
 
 /// The last sample of a rung with score at most `level`: uniform in `K(level)`.
 fn sample_within(scored: &[(f64, Vec<f64>)], level: f64) -> Option<Vec<f64>> {
-    scored.iter().rev().find(|(s, _)| *s <= level).map(|(_, x)| x.clone())
+    scored
+        .iter()
+        .rev()
+        .find(|(s, _)| *s <= level)
+        .map(|(_, x)| x.clone())
 }
 
 /// The fraction of a rung's samples with score at most `level`: `V(level) / V(rung)`.
@@ -144,7 +180,9 @@ pub fn sample<O: ScoreOracle + Sync + ?Sized, D: Domain, R: Rng + ?Sized>(
     progress: &mut dyn FnMut(Progress),
 ) -> Result<(Vec<f64>, LayerCakeRecord), SamplerError> {
     if settings.samples < 2 || !(settings.quantile > 0.0 && settings.quantile < 1.0) {
-        return Err(SamplerError::InvalidSetting("layer-cake needs >= 2 samples per rung and a quantile in (0, 1)".into()));
+        return Err(SamplerError::InvalidSetting(
+            "layer-cake needs >= 2 samples per rung and a quantile in (0, 1)".into(),
+        ));
     }
     let levels = target.levels;
     let bottom = levels.level(levels.index(s0));
@@ -157,14 +195,28 @@ pub fn sample<O: ScoreOracle + Sync + ?Sized, D: Domain, R: Rng + ?Sized>(
         if rungs.len() == settings.max_rungs {
             return Err(SamplerError::LadderTooLong(settings.max_rungs));
         }
-        let samples = target.with_body(level, |body| uniform_samples(body, &target.directions, &start, settings.samples, &settings.chain, rng))?;
+        let samples = target.with_body(level, |body| {
+            uniform_samples(
+                body,
+                &target.directions,
+                &start,
+                settings.samples,
+                &settings.chain,
+                rng,
+            )
+        })?;
         let mut scored = Vec::with_capacity(samples.len());
         for s in samples {
             scored.push((target.score(&s)?, s));
         }
         scored.sort_by(|a, b| a.0.total_cmp(&b.0));
-        progress(Progress { phase: "layer-cake volumes", done: rungs.len() + 1, total: 0 });
-        let q = ((settings.quantile * scored.len() as f64).ceil() as usize).clamp(1, scored.len()) - 1;
+        progress(Progress {
+            phase: "layer-cake volumes",
+            done: rungs.len() + 1,
+            total: 0,
+        });
+        let q =
+            ((settings.quantile * scored.len() as f64).ceil() as usize).clamp(1, scored.len()) - 1;
         let next = scored[q].0.max(bottom);
         let done = level <= bottom || next >= level;
         rungs.push((level, scored));
@@ -172,7 +224,8 @@ pub fn sample<O: ScoreOracle + Sync + ?Sized, D: Domain, R: Rng + ?Sized>(
             break;
         }
         // A sample of this rung inside the next one starts its chain.
-        start = sample_within(&rungs.last().expect("just pushed").1, next).unwrap_or_else(|| anchor.to_vec());
+        start = sample_within(&rungs.last().expect("just pushed").1, next)
+            .unwrap_or_else(|| anchor.to_vec());
         level = next;
     }
     // log V of each rung, telescoped down from the first.
@@ -181,7 +234,11 @@ pub fn sample<O: ScoreOracle + Sync + ?Sized, D: Domain, R: Rng + ?Sized>(
         log_v.push(log_v[k - 1] + fraction_within(&rungs[k - 1].1, rungs[k].0).ln());
     }
     // V_i from the deepest rung containing level i.
-    let lowest = rungs.iter().flat_map(|r| r.1.first()).map(|(s, _)| *s).fold(f64::INFINITY, f64::min);
+    let lowest = rungs
+        .iter()
+        .flat_map(|r| r.1.first())
+        .map(|(s, _)| *s)
+        .fold(f64::INFINITY, f64::min);
     let mut level_log_volumes = Vec::new();
     for i in levels.index(lowest)..=m {
         let l = levels.level(i);
@@ -210,8 +267,26 @@ pub fn sample<O: ScoreOracle + Sync + ?Sized, D: Domain, R: Rng + ?Sized>(
     let chosen_index = level_log_volumes[chosen].0;
     let chosen_level = levels.level(chosen_index);
     // A uniform point of K_i: a ladder sample inside it (uniform there), refreshed by a walk.
-    let mut theta = sample_within(&rungs[deepest_rung(&rungs, chosen_level)].1, chosen_level).unwrap_or_else(|| anchor.to_vec());
+    let mut theta = sample_within(&rungs[deepest_rung(&rungs, chosen_level)].1, chosen_level)
+        .unwrap_or_else(|| anchor.to_vec());
     target.walk(chosen_level, &mut theta, settings.final_steps, rng)?;
-    let rungs = rungs.iter().zip(&log_v).map(|(r, &lv)| Rung { level: r.0, log_volume: lv, samples: r.1.len() }).collect();
-    Ok((theta, LayerCakeRecord { rungs, truncation_index: m, tail_bound, level_log_volumes, chosen_index }))
+    let rungs = rungs
+        .iter()
+        .zip(&log_v)
+        .map(|(r, &lv)| Rung {
+            level: r.0,
+            log_volume: lv,
+            samples: r.1.len(),
+        })
+        .collect();
+    Ok((
+        theta,
+        LayerCakeRecord {
+            rungs,
+            truncation_index: m,
+            tail_bound,
+            level_log_volumes,
+            chosen_index,
+        },
+    ))
 }

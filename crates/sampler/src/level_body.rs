@@ -32,10 +32,10 @@
 //! the band, so a shrinkage step is a fixed kernel, the same whatever state the oracle is in.
 //! Chord steps see the body within their tolerance along the line, and their ends depend on
 //! the solver's state within it.
-use crate::body::{step_on_chord, ConvexBody, Domain};
-use crate::mechanism::LineMove;
 use crate::SamplerError;
-use sosdp_score::{on_line, ScoreOracle};
+use crate::body::{ConvexBody, Domain, step_on_chord};
+use crate::mechanism::LineMove;
+use sosdp_score::{ScoreOracle, on_line};
 use std::cell::Cell;
 
 /// Relative tolerance of explicit chord ends when steps use shrinkage.
@@ -55,19 +55,32 @@ impl<'a, O: ScoreOracle + Sync + ?Sized, D: Domain + ?Sized> LevelBody<'a, O, D>
     /// The body at `level`; `scale` is the initial length scale of its chords, `line` how
     /// steps find their point on the line.
     pub fn new(oracle: &'a O, domain: &'a D, level: f64, scale: f64, line: LineMove) -> Self {
-        LevelBody { oracle, domain, level, line, scale: Cell::new(scale) }
+        LevelBody {
+            oracle,
+            domain,
+            level,
+            line,
+            scale: Cell::new(scale),
+        }
     }
 
     /// Fold a half-length into the running scale (geometric mean: robust to the spread of
     /// chord lengths).
     fn observe(&self, half: f64) {
         if half > 0.0 {
-            self.scale.set((0.8 * self.scale.get().ln() + 0.2 * half.ln()).exp());
+            self.scale
+                .set((0.8 * self.scale.get().ln() + 0.2 * half.ln()).exp());
         }
     }
 
     /// The shrinkage move (module doc); with `paired`, queries go two at a time.
-    fn shrinkage_step(&self, x: &[f64], u: &[f64], paired: bool, uniform: &mut dyn FnMut() -> f64) -> Result<f64, SamplerError> {
+    fn shrinkage_step(
+        &self,
+        x: &[f64],
+        u: &[f64],
+        paired: bool,
+        uniform: &mut dyn FnMut() -> f64,
+    ) -> Result<f64, SamplerError> {
         let (dlo, dhi) = self.domain.chord(x, u)?;
         let (oracle, level) = (self.oracle, self.level);
         // Beyond the outer ends the oracle already certifies, its answer is NO whatever its
@@ -163,13 +176,20 @@ impl<O: ScoreOracle + Sync + ?Sized, D: Domain + ?Sized> ConvexBody for LevelBod
             LineMove::Shrinkage | LineMove::PairedShrinkage => CHORD_TOL,
         };
         let range = self.domain.chord(x, u)?;
-        let tol = (rel * 2.0 * self.scale.get()).min(rel * (range.1 - range.0)).max(f64::MIN_POSITIVE);
+        let tol = (rel * 2.0 * self.scale.get())
+            .min(rel * (range.1 - range.0))
+            .max(f64::MIN_POSITIVE);
         let chord = self.oracle.chord(x, u, self.level, range, tol)?;
         self.observe(0.5 * (chord.hi - chord.lo));
         Ok((chord.lo, chord.hi))
     }
 
-    fn line_step(&self, x: &[f64], u: &[f64], uniform: &mut dyn FnMut() -> f64) -> Result<f64, SamplerError> {
+    fn line_step(
+        &self,
+        x: &[f64],
+        u: &[f64],
+        uniform: &mut dyn FnMut() -> f64,
+    ) -> Result<f64, SamplerError> {
         match self.line {
             LineMove::Shrinkage => self.shrinkage_step(x, u, false, uniform),
             LineMove::PairedShrinkage => self.shrinkage_step(x, u, true, uniform),

@@ -23,12 +23,16 @@ impl Levels {
     /// Draw the offset uniformly from the grid of step `grid_step` in `[0, 1)`.
     pub fn draw<R: Rng + ?Sized>(grid_step: f64, rng: &mut R) -> Self {
         let cells = (1.0 / grid_step).floor().max(1.0) as u64;
-        Levels { offset: rng.random_range(0..cells) as f64 / cells as f64 }
+        Levels {
+            offset: rng.random_range(0..cells) as f64 / cells as f64,
+        }
     }
 
     /// A fixed offset in `[0, 1)` (tests and audits).
     pub fn with_offset(offset: f64) -> Self {
-        Levels { offset: offset.rem_euclid(1.0) }
+        Levels {
+            offset: offset.rem_euclid(1.0),
+        }
     }
 
     pub fn offset(&self) -> f64 {
@@ -56,5 +60,9 @@ pub fn draw_level_above<R: Rng + ?Sized>(j: i64, top: i64, eps: f64, rng: &mut R
     // G = floor(ln U / (-eps)), U uniform on (0, 1]: P(G >= k) = e^{-eps k}.
     let u: f64 = 1.0 - rng.random::<f64>();
     let g = (u.ln() / -eps).floor();
-    if g >= (top - j) as f64 { top } else { j + g as i64 }
+    if g >= (top - j) as f64 {
+        top
+    } else {
+        j + g as i64
+    }
 }

@@ -29,7 +29,10 @@ pub use error::SamplerError;
 pub use hit_and_run::{ChainSettings, Directions};
 pub use layer_cake::LayerCakeSettings;
 pub use levels::Levels;
-pub use mechanism::{release, DirectionSetting, LineMove, MechanismSettings, Release, ReleaseRecord, SamplerKind, Start};
+pub use mechanism::{
+    DirectionSetting, LineMove, MechanismSettings, Release, ReleaseRecord, SamplerKind, Start,
+    release,
+};
 pub use slice::SliceSettings;
 
 /// Progress of a long run, for a callback (the CLI draws it with indicatif).

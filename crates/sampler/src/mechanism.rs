@@ -10,7 +10,7 @@
 use crate::body::Domain;
 use crate::counted::{Counted, OracleCalls};
 use crate::harden::harden;
-use crate::hit_and_run::{rounding_matrix, uniform_samples, ChainSettings, Directions};
+use crate::hit_and_run::{ChainSettings, Directions, rounding_matrix, uniform_samples};
 use crate::layer_cake::{self, LayerCakeRecord, LayerCakeSettings};
 use crate::levels::Levels;
 use crate::slice::{self, SliceRecord, SliceSettings};
@@ -39,7 +39,9 @@ pub enum DirectionSetting {
     Coordinate,
     /// Learn a rounding matrix from this many pilot samples of the body at the typical level
     /// (the anchor's level plus `d / eps'`).
-    Rounded { pilot: usize },
+    Rounded {
+        pilot: usize,
+    },
 }
 
 /// How a hit-and-run step in a level body finds its point on the line.
@@ -88,9 +90,15 @@ impl MechanismSettings {
         let settings = MechanismSettings {
             epsilon,
             sampler: SamplerKind::Slice,
-            slice: SliceSettings { iterations: 40 * d, steps_per_iteration: 1 },
+            slice: SliceSettings {
+                iterations: 40 * d,
+                steps_per_iteration: 1,
+            },
             layer_cake: LayerCakeSettings {
-                chain: ChainSettings { burn_in: 5 * d, thin: d.div_ceil(2) },
+                chain: ChainSettings {
+                    burn_in: 5 * d,
+                    thin: d.div_ceil(2),
+                },
                 final_steps: 5 * d,
                 ..LayerCakeSettings::default()
             },
@@ -109,20 +117,28 @@ impl MechanismSettings {
         }
         let unit = |x: f64| x > 0.0 && x < 1.0;
         if !unit(self.level_grid) || !unit(self.hardening) {
-            return Err(SamplerError::InvalidSetting("level_grid and hardening must lie in (0, 1)".into()));
+            return Err(SamplerError::InvalidSetting(
+                "level_grid and hardening must lie in (0, 1)".into(),
+            ));
         }
         if let LineMove::Chord { tol } = self.line
             && !unit(tol)
         {
-            return Err(SamplerError::InvalidSetting(format!("the chord tolerance must lie in (0, 1), got {tol}")));
+            return Err(SamplerError::InvalidSetting(format!(
+                "the chord tolerance must lie in (0, 1), got {tol}"
+            )));
         }
         if self.slice.iterations == 0 || self.slice.steps_per_iteration == 0 {
-            return Err(SamplerError::InvalidSetting("the slice path needs >= 1 iteration and >= 1 step per iteration".into()));
+            return Err(SamplerError::InvalidSetting(
+                "the slice path needs >= 1 iteration and >= 1 step per iteration".into(),
+            ));
         }
         if let DirectionSetting::Rounded { pilot } = self.directions
             && pilot == 0
         {
-            return Err(SamplerError::InvalidSetting("rounding needs >= 1 pilot sample".into()));
+            return Err(SamplerError::InvalidSetting(
+                "rounding needs >= 1 pilot sample".into(),
+            ));
         }
         Ok(())
     }
@@ -178,13 +194,23 @@ pub fn release<O: ScoreOracle + Sync + ?Sized, D: Domain, R: Rng + ?Sized>(
     let clock = Instant::now();
     let dim = domain.dim();
     if oracle.dim() != dim {
-        return Err(SamplerError::DimensionMismatch { what: "the score's parameter", expected: dim, got: oracle.dim() });
+        return Err(SamplerError::DimensionMismatch {
+            what: "the score's parameter",
+            expected: dim,
+            got: oracle.dim(),
+        });
     }
     if start.theta.len() != dim {
-        return Err(SamplerError::DimensionMismatch { what: "the anchor", expected: dim, got: start.theta.len() });
+        return Err(SamplerError::DimensionMismatch {
+            what: "the anchor",
+            expected: dim,
+            got: start.theta.len(),
+        });
     }
     if !domain.contains(&start.theta)? {
-        return Err(SamplerError::StartOutside("the anchor is outside the domain"));
+        return Err(SamplerError::StartOutside(
+            "the anchor is outside the domain",
+        ));
     }
     if !start.score_upper.is_finite() {
         return Err(SamplerError::NonFinite("the anchor's score"));
@@ -192,14 +218,33 @@ pub fn release<O: ScoreOracle + Sync + ?Sized, D: Domain, R: Rng + ?Sized>(
     let counted = Counted::new(oracle);
     let levels = Levels::draw(settings.level_grid, rng);
     let eps = 0.5 * settings.epsilon;
-    let mut target = Target::new(&counted, domain, levels, eps, Directions::Isotropic, settings.line);
+    let mut target = Target::new(
+        &counted,
+        domain,
+        levels,
+        eps,
+        Directions::Isotropic,
+        settings.line,
+    );
     target.directions = match settings.directions {
         DirectionSetting::Isotropic => Directions::Isotropic,
         DirectionSetting::Coordinate => Directions::Coordinate,
         DirectionSetting::Rounded { pilot } => {
             let level = start.score_upper + dim as f64 / eps;
-            let chain = ChainSettings { burn_in: 2 * dim, thin: 2 };
-            let samples = target.with_body(level, |body| uniform_samples(body, &Directions::Isotropic, &start.theta, pilot, &chain, rng))?;
+            let chain = ChainSettings {
+                burn_in: 2 * dim,
+                thin: 2,
+            };
+            let samples = target.with_body(level, |body| {
+                uniform_samples(
+                    body,
+                    &Directions::Isotropic,
+                    &start.theta,
+                    pilot,
+                    &chain,
+                    rng,
+                )
+            })?;
             rounding_matrix(&samples).map_or(Directions::Isotropic, Directions::Rounded)
         }
     };
@@ -209,11 +254,25 @@ pub fn release<O: ScoreOracle + Sync + ?Sized, D: Domain, R: Rng + ?Sized>(
     };
     let (mut theta, slice, layer_cake) = match settings.sampler {
         SamplerKind::Slice => {
-            let (theta, record) = slice::sample(&target, &start.theta, levels.index(start.score_upper), &settings.slice, rng, progress)?;
+            let (theta, record) = slice::sample(
+                &target,
+                &start.theta,
+                levels.index(start.score_upper),
+                &settings.slice,
+                rng,
+                progress,
+            )?;
             (theta, Some(record), None)
         }
         SamplerKind::LayerCake => {
-            let (theta, record) = layer_cake::sample(&target, &start.theta, start.score_upper, &settings.layer_cake, rng, progress)?;
+            let (theta, record) = layer_cake::sample(
+                &target,
+                &start.theta,
+                start.score_upper,
+                &settings.layer_cake,
+                rng,
+                progress,
+            )?;
             (theta, None, Some(record))
         }
     };
@@ -229,7 +288,10 @@ pub fn release<O: ScoreOracle + Sync + ?Sized, D: Domain, R: Rng + ?Sized>(
         slice,
         layer_cake,
         rounding_pilot,
-        oracle_calls: OracleCalls { straddled_indices: target.straddled_indices(), ..counted.calls() },
+        oracle_calls: OracleCalls {
+            straddled_indices: target.straddled_indices(),
+            ..counted.calls()
+        },
         hardening_grid,
         elapsed_s: clock.elapsed().as_secs_f64(),
         settings: settings.clone(),

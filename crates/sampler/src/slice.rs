@@ -8,10 +8,10 @@
 //!
 //! Both steps leave the pair law invariant, so the chain converges to it from any start in
 //! `Theta`; no volumes are needed.
+use crate::body::Domain;
 use crate::levels::draw_level_above;
 use crate::target::Target;
 use crate::{Progress, SamplerError};
-use crate::body::Domain;
 use rand::Rng;
 use serde::Serialize;
 use sosdp_score::ScoreOracle;
@@ -52,9 +52,25 @@ pub fn sample<O: ScoreOracle + Sync + ?Sized, D: Domain, R: Rng + ?Sized>(
         let j = target.index_below(&theta, i)?;
         i = draw_level_above(j, target.top, target.eps, rng);
         trace.push(i);
-        target.walk(target.levels.level(i), &mut theta, settings.steps_per_iteration, rng)?;
-        progress(Progress { phase: "slice", done: it + 1, total: settings.iterations });
+        target.walk(
+            target.levels.level(i),
+            &mut theta,
+            settings.steps_per_iteration,
+            rng,
+        )?;
+        progress(Progress {
+            phase: "slice",
+            done: it + 1,
+            total: settings.iterations,
+        });
     }
     let final_index = target.index_below(&theta, i)?;
-    Ok((theta, SliceRecord { iterations: settings.iterations, level_trace: trace, final_index }))
+    Ok((
+        theta,
+        SliceRecord {
+            iterations: settings.iterations,
+            level_trace: trace,
+            final_index,
+        },
+    ))
 }

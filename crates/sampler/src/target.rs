@@ -23,12 +23,12 @@
 //! ([`crate::counted::OracleCalls::ties`]). Exempt: chord steps ([`LineMove::Chord`]), whose
 //! ends come from solves to a tolerance along the line, and the layer-cake path's volume
 //! ladder, which classifies samples by their scores' values ([`Target::score`]).
+use crate::SamplerError;
 use crate::body::{ConvexBody, Domain};
-use crate::hit_and_run::{step, Directions};
+use crate::hit_and_run::{Directions, step};
 use crate::level_body::LevelBody;
 use crate::levels::Levels;
 use crate::mechanism::LineMove;
-use crate::SamplerError;
 use rand::Rng;
 use sosdp_score::ScoreOracle;
 use std::cell::Cell;
@@ -67,7 +67,11 @@ struct IndexCosts {
 
 impl IndexCosts {
     fn mean(old: f64, new: f64) -> f64 {
-        if old == 0.0 { new } else { 0.9 * old + 0.1 * new }
+        if old == 0.0 {
+            new
+        } else {
+            0.9 * old + 0.1 * new
+        }
     }
 
     fn descend(&self) -> bool {
@@ -81,16 +85,38 @@ impl IndexCosts {
         } else {
             (Self::mean(self.evaluate, seconds), self.descent)
         };
-        IndexCosts { evaluate, descent: descended, calls: self.calls + 1 }
+        IndexCosts {
+            evaluate,
+            descent: descended,
+            calls: self.calls + 1,
+        }
     }
 }
 
 impl<'a, O: ScoreOracle + Sync + ?Sized, D: Domain> Target<'a, O, D> {
-    pub fn new(oracle: &'a O, domain: &'a D, levels: Levels, eps: f64, directions: Directions, line: LineMove) -> Self {
+    pub fn new(
+        oracle: &'a O,
+        domain: &'a D,
+        levels: Levels,
+        eps: f64,
+        directions: Directions,
+        line: LineMove,
+    ) -> Self {
         let top = levels.index(oracle.max_score());
         let scale = Cell::new(0.1 * domain.radius());
         let costs = Cell::new(IndexCosts::default());
-        Target { oracle, domain, levels, eps, top, directions, line, scale, costs, straddled: Cell::new(0) }
+        Target {
+            oracle,
+            domain,
+            levels,
+            eps,
+            top,
+            directions,
+            line,
+            scale,
+            costs,
+            straddled: Cell::new(0),
+        }
     }
 
     /// How many level indices by evaluation so far had a bracket containing a grid level, so
@@ -119,8 +145,13 @@ impl<'a, O: ScoreOracle + Sync + ?Sized, D: Domain> Target<'a, O, D> {
         let costs = self.costs.get();
         let descent = costs.descend();
         let clock = Instant::now();
-        let j = if descent { self.index_by_descent(theta, upper)? } else { self.index_by_evaluation(theta, upper)? };
-        self.costs.set(costs.observe(descent, clock.elapsed().as_secs_f64()));
+        let j = if descent {
+            self.index_by_descent(theta, upper)?
+        } else {
+            self.index_by_evaluation(theta, upper)?
+        };
+        self.costs
+            .set(costs.observe(descent, clock.elapsed().as_secs_f64()));
         Ok(j)
     }
 
@@ -167,7 +198,13 @@ impl<'a, O: ScoreOracle + Sync + ?Sized, D: Domain> Target<'a, O, D> {
 
     /// `steps` hit-and-run steps from `x` in the body `Theta ∩ {s <= level}`, or in `Theta`
     /// itself when `level` is at or above the top level.
-    pub fn walk<R: Rng + ?Sized>(&self, level: f64, x: &mut [f64], steps: usize, rng: &mut R) -> Result<(), SamplerError> {
+    pub fn walk<R: Rng + ?Sized>(
+        &self,
+        level: f64,
+        x: &mut [f64],
+        steps: usize,
+        rng: &mut R,
+    ) -> Result<(), SamplerError> {
         self.with_body(level, |body| {
             for _ in 0..steps {
                 step(body, &self.directions, x, rng)?;
@@ -177,7 +214,11 @@ impl<'a, O: ScoreOracle + Sync + ?Sized, D: Domain> Target<'a, O, D> {
     }
 
     /// Run `f` on the body at `level` (the domain at or above the top level).
-    pub fn with_body<T>(&self, level: f64, f: impl FnOnce(&dyn ConvexBody) -> Result<T, SamplerError>) -> Result<T, SamplerError> {
+    pub fn with_body<T>(
+        &self,
+        level: f64,
+        f: impl FnOnce(&dyn ConvexBody) -> Result<T, SamplerError>,
+    ) -> Result<T, SamplerError> {
         if level >= self.levels.level(self.top) {
             return f(self.domain);
         }
@@ -192,6 +233,10 @@ impl<'a, O: ScoreOracle + Sync + ?Sized, D: Domain> Target<'a, O, D> {
     /// `V_i`).
     pub fn log_layer_weight(&self, index: i64, top: i64) -> f64 {
         let l = self.levels.level(index);
-        if index >= top { -self.eps * l } else { -self.eps * l + (-(-self.eps).exp_m1()).ln() }
+        if index >= top {
+            -self.eps * l
+        } else {
+            -self.eps * l + (-(-self.eps).exp_m1()).ln()
+        }
     }
 }

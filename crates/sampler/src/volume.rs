@@ -9,9 +9,9 @@
 //!
 //! The level bodies of the layer-cake path use the same telescoping with a ladder of levels
 //! instead of radii ([`crate::layer_cake`]).
-use crate::body::{log_unit_ball_volume, Ball, ConvexBody};
-use crate::hit_and_run::{uniform_samples, ChainSettings, Directions};
 use crate::SamplerError;
+use crate::body::{Ball, ConvexBody, log_unit_ball_volume};
+use crate::hit_and_run::{ChainSettings, Directions, uniform_samples};
 use rand::Rng;
 
 /// Settings of [`log_volume`].
@@ -64,10 +64,14 @@ pub fn log_volume<B: ConvexBody + ?Sized, R: Rng + ?Sized>(
 ) -> Result<VolumeEstimate, SamplerError> {
     let d = body.dim();
     if !(inner > 0.0 && outer >= inner && outer.is_finite()) {
-        return Err(SamplerError::InvalidSetting(format!("volume needs 0 < inner <= outer, got {inner}, {outer}")));
+        return Err(SamplerError::InvalidSetting(format!(
+            "volume needs 0 < inner <= outer, got {inner}, {outer}"
+        )));
     }
     if settings.samples == 0 {
-        return Err(SamplerError::InvalidSetting("volume needs at least one sample per ratio".into()));
+        return Err(SamplerError::InvalidSetting(
+            "volume needs at least one sample per ratio".into(),
+        ));
     }
     let phases = (d as f64 * (outer / inner).log2()).ceil().max(0.0) as i32;
     let radius = |j: i32| inner * 2f64.powf(j as f64 / d as f64);
@@ -75,12 +79,28 @@ pub fn log_volume<B: ConvexBody + ?Sized, R: Rng + ?Sized>(
     let mut ratios = Vec::with_capacity(phases as usize);
     let mut log_volume = log_unit_ball_volume(d) + d as f64 * inner.ln();
     for j in 1..=phases {
-        let cut = Cut { body, ball: Ball::new(centre.to_vec(), radius(j))? };
-        let samples = uniform_samples(&cut, &settings.directions, &x, settings.samples, &settings.chain, rng)?;
+        let cut = Cut {
+            body,
+            ball: Ball::new(centre.to_vec(), radius(j))?,
+        };
+        let samples = uniform_samples(
+            &cut,
+            &settings.directions,
+            &x,
+            settings.samples,
+            &settings.chain,
+            rng,
+        )?;
         let r_prev = radius(j - 1);
         let inside = samples
             .iter()
-            .filter(|s| s.iter().zip(centre).map(|(a, c)| (a - c).powi(2)).sum::<f64>() <= r_prev * r_prev)
+            .filter(|s| {
+                s.iter()
+                    .zip(centre)
+                    .map(|(a, c)| (a - c).powi(2))
+                    .sum::<f64>()
+                    <= r_prev * r_prev
+            })
             .count();
         // Add-one smoothing keeps the estimate finite; the bias is O(1 / samples).
         let ratio = (inside as f64 + 1.0) / (samples.len() as f64 + 1.0);

@@ -6,9 +6,12 @@ mod common;
 use common::rng;
 use nalgebra::DMatrix;
 use rand_distr::{Distribution, StandardNormal};
-use sosdp_sampler::{release, Ball, Ellipsoid, Intersection, MechanismSettings, Release, Start};
+use sosdp_sampler::{Ball, Ellipsoid, Intersection, MechanismSettings, Release, Start, release};
 use sosdp_score::membership::member_from_bracket;
-use sosdp_score::{BallDomain, CertifiedMean, Decision, FastCm, FastSettings, Refinement, ScoreError, ScoreEval, ScoreOracle};
+use sosdp_score::{
+    BallDomain, CertifiedMean, Decision, FastCm, FastSettings, Refinement, ScoreError, ScoreEval,
+    ScoreOracle,
+};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The CM stage of a private mean (as `sosdp_learn`'s stage sets it up): N(mu, I) data with
@@ -23,13 +26,32 @@ struct Stage {
 fn stage(seed: u64, n: usize, d: usize) -> Stage {
     let mut r = rng(seed);
     let mut normal = || -> f64 { StandardNormal.sample(&mut r) };
-    let data = DMatrix::from_fn(n, d, |i, _| if i < n / 20 { 3.0 + 0.1 * normal() } else { 0.3 + normal() });
+    let data = DMatrix::from_fn(n, d, |i, _| {
+        if i < n / 20 {
+            3.0 + 0.1 * normal()
+        } else {
+            0.3 + normal()
+        }
+    });
     let (centre, g, radius) = (vec![0.0; d], 1.6, 1.0);
     let gamma = DMatrix::identity(d, d) * g;
     let problem = CertifiedMean::new(&data, &centre, &gamma).unwrap();
-    let domain = Intersection::new(vec![Box::new(Ball::new(centre.clone(), radius).unwrap()), Box::new(Ellipsoid::new(centre.clone(), &gamma).unwrap())]).unwrap();
-    let anchor = FastCm::new(problem.clone()).minimise(Some(&BallDomain { centre, radius })).unwrap();
-    Stage { problem, domain, start: Start { theta: anchor.theta, score_upper: anchor.eval.upper } }
+    let domain = Intersection::new(vec![
+        Box::new(Ball::new(centre.clone(), radius).unwrap()),
+        Box::new(Ellipsoid::new(centre.clone(), &gamma).unwrap()),
+    ])
+    .unwrap();
+    let anchor = FastCm::new(problem.clone())
+        .minimise(Some(&BallDomain { centre, radius }))
+        .unwrap();
+    Stage {
+        problem,
+        domain,
+        start: Start {
+            theta: anchor.theta,
+            score_upper: anchor.eval.upper,
+        },
+    }
 }
 
 /// The fast backend made stateless: no warm starts, and its warm sets and kept cuts forgotten
@@ -63,7 +85,12 @@ impl ScoreOracle for Cold {
         self.0.member_eval(theta, level)
     }
 
-    fn member_eval_to(&self, theta: &[f64], level: f64, accuracy: f64) -> Result<ScoreEval, ScoreError> {
+    fn member_eval_to(
+        &self,
+        theta: &[f64],
+        level: f64,
+        accuracy: f64,
+    ) -> Result<ScoreEval, ScoreError> {
         self.0.reset();
         self.0.member_eval_to(theta, level, accuracy)
     }
@@ -101,7 +128,12 @@ impl<O: ScoreOracle> ScoreOracle for ByValue<O> {
     fn decide(&self, theta: &[f64], level: f64) -> Result<Decision, ScoreError> {
         let eval = self.0.member_eval(theta, level)?;
         let member = member_from_bracket(&eval, level).unwrap_or(eval.score <= level);
-        Ok(Decision { member, eval, refinements: 0, tie: false })
+        Ok(Decision {
+            member,
+            eval,
+            refinements: 0,
+            tie: false,
+        })
     }
 
     fn outer_ends(&self, x: &[f64], u: &[f64], level: f64) -> (Option<f64>, Option<f64>) {
@@ -147,11 +179,23 @@ impl<O: ScoreOracle> ScoreOracle for Widened<O> {
         let k = self.calls.fetch_add(1, Ordering::Relaxed) as f64;
         let share = (k * 0.618034) % 1.0;
         let lower = e.lower.min(e.score - share * self.width).max(0.0);
-        let upper = e.upper.max(e.score + (1.0 - share) * self.width).min(self.max_score());
-        Ok(ScoreEval::bracketed(lower + ((k * 0.414214) % 1.0) * (upper - lower), lower, upper))
+        let upper = e
+            .upper
+            .max(e.score + (1.0 - share) * self.width)
+            .min(self.max_score());
+        Ok(ScoreEval::bracketed(
+            lower + ((k * 0.414214) % 1.0) * (upper - lower),
+            lower,
+            upper,
+        ))
     }
 
-    fn member_eval_to(&self, theta: &[f64], level: f64, accuracy: f64) -> Result<ScoreEval, ScoreError> {
+    fn member_eval_to(
+        &self,
+        theta: &[f64],
+        level: f64,
+        accuracy: f64,
+    ) -> Result<ScoreEval, ScoreError> {
         self.oracle.member_eval_to(theta, level, accuracy)
     }
 
@@ -168,19 +212,45 @@ impl<O: ScoreOracle> ScoreOracle for Widened<O> {
 /// counters in different states.
 fn oracles(stage: &Stage, width: f64) -> (Widened<FastCm>, Widened<Cold>) {
     let warm = FastCm::new(stage.problem.clone());
-    let cold = Cold(FastCm::new(stage.problem.clone()).with_settings(FastSettings { warm_start: false, ..FastSettings::default() }));
-    (Widened { oracle: warm, width, calls: AtomicU64::new(0) }, Widened { oracle: cold, width, calls: AtomicU64::new(1) })
+    let cold = Cold(
+        FastCm::new(stage.problem.clone()).with_settings(FastSettings {
+            warm_start: false,
+            ..FastSettings::default()
+        }),
+    );
+    (
+        Widened {
+            oracle: warm,
+            width,
+            calls: AtomicU64::new(0),
+        },
+        Widened {
+            oracle: cold,
+            width,
+            calls: AtomicU64::new(1),
+        },
+    )
 }
 
 fn run<O: ScoreOracle + Sync>(oracle: &O, stage: &Stage, seed: u64) -> Release {
     let mut settings = MechanismSettings::new(1.0, stage.start.theta.len()).unwrap();
     settings.slice.iterations = 400;
-    release(oracle, &stage.domain, &stage.start, &settings, &mut rng(seed), &mut |_| {}).unwrap()
+    release(
+        oracle,
+        &stage.domain,
+        &stage.start,
+        &settings,
+        &mut rng(seed),
+        &mut |_| {},
+    )
+    .unwrap()
 }
 
 fn same_chain(a: &Release, b: &Release) -> bool {
     let bits = |r: &Release| r.theta.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-    bits(a) == bits(b) && a.record.slice == b.record.slice && a.record.level_offset == b.record.level_offset
+    bits(a) == bits(b)
+        && a.record.slice == b.record.slice
+        && a.record.level_offset == b.record.level_offset
 }
 
 /// n = 600, d = 3, eps = 1, 400 slice iterations (default shrinkage steps): the warm oracle
@@ -205,13 +275,26 @@ fn warm_and_cold_oracles_give_the_same_release() {
         let (a, b) = (run(&warm, &stage, 11), run(&cold, &stage, 11));
         for r in [&a, &b] {
             let calls = r.record.oracle_calls;
-            println!("width {width}, {}: theta {:?}, final index {:?}, calls {calls:?}", r.record.backend, r.theta, r.record.slice.as_ref().map(|s| s.final_index));
-            assert!(calls.memberships + calls.evaluations >= 1000 && calls.ties == 0, "{calls:?}");
+            println!(
+                "width {width}, {}: theta {:?}, final index {:?}, calls {calls:?}",
+                r.record.backend,
+                r.theta,
+                r.record.slice.as_ref().map(|s| s.final_index)
+            );
+            assert!(
+                calls.memberships + calls.evaluations >= 1000 && calls.ties == 0,
+                "{calls:?}"
+            );
             if width > 0.0 {
                 assert!(calls.refined >= 20, "{calls:?}");
             }
         }
-        assert!(same_chain(&a, &b), "width {width}: warm {:?} vs cold {:?}", a.theta, b.theta);
+        assert!(
+            same_chain(&a, &b),
+            "width {width}: warm {:?} vs cold {:?}",
+            a.theta,
+            b.theta
+        );
     }
 }
 
@@ -222,6 +305,12 @@ fn warm_and_cold_oracles_give_the_same_release() {
 fn decisions_by_value_depend_on_the_state() {
     let stage = stage(7, 600, 3);
     let (warm, cold) = oracles(&stage, 0.1);
-    let (a, b) = (run(&ByValue(warm), &stage, 11), run(&ByValue(cold), &stage, 11));
-    assert!(!same_chain(&a, &b), "the old rule gave the same chain: the comparison would not detect state dependence");
+    let (a, b) = (
+        run(&ByValue(warm), &stage, 11),
+        run(&ByValue(cold), &stage, 11),
+    );
+    assert!(
+        !same_chain(&a, &b),
+        "the old rule gave the same chain: the comparison would not detect state dependence"
+    );
 }

@@ -8,18 +8,34 @@ use rand::rngs::StdRng;
 use sosdp_eval::{Adversary, CorruptedSample};
 use sosdp_sampler::levels::Levels;
 use sosdp_sampler::target::Target;
-use sosdp_sampler::{layer_cake, slice, Ball, ChainSettings, ConvexBody, Directions, Ellipsoid, Intersection, LayerCakeSettings, LineMove, SliceSettings};
+use sosdp_sampler::{
+    Ball, ChainSettings, ConvexBody, Directions, Ellipsoid, Intersection, LayerCakeSettings,
+    LineMove, SliceSettings, layer_cake, slice,
+};
 use sosdp_score::{CertifiedMean, FastCm, ScoreOracle};
 
 const GAMMA: f64 = 1.25;
 
 fn data(seed: u64, n: usize, d: usize) -> DMatrix<f64> {
-    CorruptedSample::identity_covariance(&mut rng(seed), n, &vec![0.2; d], 0.1, &Adversary::ShiftedCluster { distance: 3.0, axis: 0, spread: 0.1 }).data
+    CorruptedSample::identity_covariance(
+        &mut rng(seed),
+        n,
+        &vec![0.2; d],
+        0.1,
+        &Adversary::ShiftedCluster {
+            distance: 3.0,
+            axis: 0,
+            spread: 0.1,
+        },
+    )
+    .data
 }
 
 fn oracle(data: &DMatrix<f64>) -> FastCm {
     let d = data.ncols();
-    FastCm::new(CertifiedMean::new(data, &vec![0.0; d], &(DMatrix::identity(d, d) * GAMMA)).unwrap())
+    FastCm::new(
+        CertifiedMean::new(data, &vec![0.0; d], &(DMatrix::identity(d, d) * GAMMA)).unwrap(),
+    )
 }
 
 fn domain(d: usize) -> Intersection {
@@ -29,7 +45,6 @@ fn domain(d: usize) -> Intersection {
     ])
     .unwrap()
 }
-
 
 const KAPPA: f64 = 0.37;
 
@@ -45,9 +60,20 @@ struct Quadrature {
     upper: Vec<f64>,
 }
 
-fn quadrature(o: &FastCm, dom: &Intersection, levels: Levels, eps: f64, grid: &[Vec<f64>]) -> Quadrature {
+fn quadrature(
+    o: &FastCm,
+    dom: &Intersection,
+    levels: Levels,
+    eps: f64,
+    grid: &[Vec<f64>],
+) -> Quadrature {
     let top = levels.index(o.max_score());
-    let mut q = Quadrature { points: vec![], mass: vec![], index: vec![], upper: vec![] };
+    let mut q = Quadrature {
+        points: vec![],
+        mass: vec![],
+        index: vec![],
+        upper: vec![],
+    };
     for p in grid {
         if dom.contains(p).unwrap() {
             let e = o.evaluate(p).unwrap();
@@ -66,7 +92,12 @@ fn quadrature(o: &FastCm, dom: &Intersection, levels: Levels, eps: f64, grid: &[
 /// Marginal CDF of coordinate `k` under grid masses (cells of width `h` spread uniformly).
 fn marginal_cdf(pts: &[Vec<f64>], mass: &[f64], k: usize, h: f64) -> impl Fn(f64) -> f64 {
     let cells: Vec<(f64, f64)> = pts.iter().zip(mass).map(|(p, m)| (p[k], *m)).collect();
-    move |t: f64| cells.iter().map(|(x, m)| m * ((t - (x - 0.5 * h)) / h).clamp(0.0, 1.0)).sum()
+    move |t: f64| {
+        cells
+            .iter()
+            .map(|(x, m)| m * ((t - (x - 0.5 * h)) / h).clamp(0.0, 1.0))
+            .sum()
+    }
 }
 
 fn grid(d: usize, h: f64) -> Vec<Vec<f64>> {
@@ -75,16 +106,39 @@ fn grid(d: usize, h: f64) -> Vec<Vec<f64>> {
     if d == 1 {
         axis.iter().map(|&x| vec![x]).collect()
     } else {
-        axis.iter().flat_map(|&x| axis.iter().map(move |&y| vec![x, y])).collect()
+        axis.iter()
+            .flat_map(|&x| axis.iter().map(move |&y| vec![x, y]))
+            .collect()
     }
 }
 
 /// `count` draws of the slice path from one long chain started at `start` (score at most
 /// `s0`), keeping every `thin`-th iteration.
-fn slice_draws<O: ScoreOracle + Sync>(target: &Target<O, Intersection>, start: &[f64], s0: f64, count: usize, thin: usize, r: &mut StdRng) -> Vec<Vec<f64>> {
-    let settings = SliceSettings { iterations: thin, steps_per_iteration: 1 };
-    let burn_in = SliceSettings { iterations: 20, steps_per_iteration: 1 };
-    let (mut x, record) = slice::sample(target, start, target.levels.index(s0), &burn_in, r, &mut |_| {}).unwrap();
+fn slice_draws<O: ScoreOracle + Sync>(
+    target: &Target<O, Intersection>,
+    start: &[f64],
+    s0: f64,
+    count: usize,
+    thin: usize,
+    r: &mut StdRng,
+) -> Vec<Vec<f64>> {
+    let settings = SliceSettings {
+        iterations: thin,
+        steps_per_iteration: 1,
+    };
+    let burn_in = SliceSettings {
+        iterations: 20,
+        steps_per_iteration: 1,
+    };
+    let (mut x, record) = slice::sample(
+        target,
+        start,
+        target.levels.index(s0),
+        &burn_in,
+        r,
+        &mut |_| {},
+    )
+    .unwrap();
     let mut index = record.final_index;
     let mut out = Vec::new();
     for _ in 0..count {
@@ -96,14 +150,36 @@ fn slice_draws<O: ScoreOracle + Sync>(target: &Target<O, Intersection>, start: &
 }
 
 /// Layer-cake releases with a light volume ladder (30 samples per rung).
-fn layer_cake_draws(target: &Target<FastCm, Intersection>, start: &[f64], s0: f64, count: usize, r: &mut StdRng) -> Vec<Vec<f64>> {
-    let settings = LayerCakeSettings { samples: 30, chain: ChainSettings { burn_in: 4, thin: 1 }, final_steps: 3, ..LayerCakeSettings::default() };
-    (0..count).map(|_| layer_cake::sample(target, start, s0, &settings, r, &mut |_| {}).unwrap().0).collect()
+fn layer_cake_draws(
+    target: &Target<FastCm, Intersection>,
+    start: &[f64],
+    s0: f64,
+    count: usize,
+    r: &mut StdRng,
+) -> Vec<Vec<f64>> {
+    let settings = LayerCakeSettings {
+        samples: 30,
+        chain: ChainSettings {
+            burn_in: 4,
+            thin: 1,
+        },
+        final_steps: 3,
+        ..LayerCakeSettings::default()
+    };
+    (0..count)
+        .map(|_| {
+            layer_cake::sample(target, start, s0, &settings, r, &mut |_| {})
+                .unwrap()
+                .0
+        })
+        .collect()
 }
 
 /// The lowest-scoring grid point (a start inside every level body) and its score bound.
 fn grid_anchor(q: &Quadrature) -> (Vec<f64>, f64) {
-    let k = (0..q.points.len()).min_by(|&a, &b| q.upper[a].total_cmp(&q.upper[b])).unwrap();
+    let k = (0..q.points.len())
+        .min_by(|&a, &b| q.upper[a].total_cmp(&q.upper[b]))
+        .unwrap();
     (q.points[k].clone(), q.upper[k])
 }
 
@@ -115,8 +191,22 @@ fn check_agreement(d: usize, h: f64, slice_count: usize, cake_count: usize, seed
     let eps = 1.0; // eps' = eps / 2 for a user-facing eps = 2
     let q = quadrature(&o, &dom, levels, eps, &grid(d, h));
     let (start, s0) = grid_anchor(&q);
-    let target = Target::new(&o, &dom, levels, eps, Directions::Isotropic, LineMove::PairedShrinkage);
-    let with_chords = Target::new(&o, &dom, levels, eps, Directions::Isotropic, LineMove::Chord { tol: 2e-3 });
+    let target = Target::new(
+        &o,
+        &dom,
+        levels,
+        eps,
+        Directions::Isotropic,
+        LineMove::PairedShrinkage,
+    );
+    let with_chords = Target::new(
+        &o,
+        &dom,
+        levels,
+        eps,
+        Directions::Isotropic,
+        LineMove::Chord { tol: 2e-3 },
+    );
     let mut r = rng(seed + 10);
     let sliced = slice_draws(&target, &start, s0, slice_count, 2 * d, &mut r);
     let chorded = slice_draws(&with_chords, &start, s0, slice_count, 2 * d, &mut r);
@@ -126,26 +216,67 @@ fn check_agreement(d: usize, h: f64, slice_count: usize, cake_count: usize, seed
         let a: Vec<f64> = sliced.iter().map(|x| x[k]).collect();
         let c: Vec<f64> = chorded.iter().map(|x| x[k]).collect();
         let b: Vec<f64> = caked.iter().map(|x| x[k]).collect();
-        let (p_slice, p_chord, p_cake, p_two) = (ks_one_p(&a, &cdf), ks_one_p(&c, &cdf), ks_one_p(&b, &cdf), ks_two_p(&a, &b));
-        println!("d = {d}, coordinate {k}: vs quadrature p = {p_slice:.3} (slice, paired shrinkage steps), {p_chord:.3} (slice, chord steps), {p_cake:.3} (layer-cake); slice vs layer-cake p = {p_two:.3}");
+        let (p_slice, p_chord, p_cake, p_two) = (
+            ks_one_p(&a, &cdf),
+            ks_one_p(&c, &cdf),
+            ks_one_p(&b, &cdf),
+            ks_two_p(&a, &b),
+        );
+        println!(
+            "d = {d}, coordinate {k}: vs quadrature p = {p_slice:.3} (slice, paired shrinkage steps), {p_chord:.3} (slice, chord steps), {p_cake:.3} (layer-cake); slice vs layer-cake p = {p_two:.3}"
+        );
         assert!(p_slice > 0.01 && p_chord > 0.01 && p_cake > 0.01 && p_two > 0.01);
     }
     // The layer-cake's level volumes (one release with a 300-sample ladder) against the
     // grid's, on every level carrying >= 1% of the mass.
-    let settings = LayerCakeSettings { samples: 300, chain: ChainSettings { burn_in: 10, thin: 1 }, ..LayerCakeSettings::default() };
+    let settings = LayerCakeSettings {
+        samples: 300,
+        chain: ChainSettings {
+            burn_in: 10,
+            thin: 1,
+        },
+        ..LayerCakeSettings::default()
+    };
     // One query at a time, so that the run is reproducible (paired queries on two threads
     // share the oracle's warm starts and cuts in an order that varies between runs).
-    let serial = Target::new(&o, &dom, levels, eps, Directions::Isotropic, LineMove::Shrinkage);
-    let record = layer_cake::sample(&serial, &start, s0, &settings, &mut rng(seed + 20), &mut |_| {}).unwrap().1;
+    let serial = Target::new(
+        &o,
+        &dom,
+        levels,
+        eps,
+        Directions::Isotropic,
+        LineMove::Shrinkage,
+    );
+    let record = layer_cake::sample(
+        &serial,
+        &start,
+        s0,
+        &settings,
+        &mut rng(seed + 20),
+        &mut |_| {},
+    )
+    .unwrap()
+    .1;
     let m = record.truncation_index;
     let exact_log_v = |i: i64| (q.index.iter().filter(|&&j| j <= i).count() as f64).ln();
     let mut checked = 0;
     for &(i, lv) in &record.level_log_volumes {
-        let weight: f64 = q.mass.iter().zip(&q.index).filter(|(_, j)| **j == i).map(|(w, _)| w).sum();
+        let weight: f64 = q
+            .mass
+            .iter()
+            .zip(&q.index)
+            .filter(|(_, j)| **j == i)
+            .map(|(w, _)| w)
+            .sum();
         if weight >= 0.01 && i < m {
             let ratio = (lv - (exact_log_v(i) - exact_log_v(m))).exp();
-            println!("d = {d}, level {i} (mass {weight:.3}): estimated / exact volume ratio {ratio:.3}");
-            assert!((ratio - 1.0).abs() < 0.25, "level {i}: volume ratio {ratio}");
+            println!(
+                "d = {d}, level {i} (mass {weight:.3}): estimated / exact volume ratio {ratio:.3}"
+            );
+            assert!(
+                (ratio - 1.0).abs() < 0.25,
+                "level {i}: volume ratio {ratio}"
+            );
             checked += 1;
         }
     }
@@ -181,7 +312,9 @@ fn privacy_loss_on_neighbouring_datasets_is_within_epsilon() {
     let epsilon = 1.0;
     let y = data(3, 40, 1);
     let mut y2 = y.clone();
-    let k = (0..y.nrows()).min_by(|&a, &b| y[(a, 0)].total_cmp(&y[(b, 0)])).unwrap();
+    let k = (0..y.nrows())
+        .min_by(|&a, &b| y[(a, 0)].total_cmp(&y[(b, 0)]))
+        .unwrap();
     y2[(k, 0)] = 3.0;
     let dom = domain(1);
     let levels = Levels::with_offset(KAPPA);
@@ -191,13 +324,23 @@ fn privacy_loss_on_neighbouring_datasets_is_within_epsilon() {
     for (seed, d) in [(21, &y), (22, &y2)] {
         let o = oracle(d);
         let q = quadrature(&o, &dom, levels, 0.5 * epsilon, &grid(1, 0.01));
-        let target = Target::new(&o, &dom, levels, 0.5 * epsilon, Directions::Isotropic, LineMove::Shrinkage);
+        let target = Target::new(
+            &o,
+            &dom,
+            levels,
+            0.5 * epsilon,
+            Directions::Isotropic,
+            LineMove::Shrinkage,
+        );
         let (start, s0) = grid_anchor(&q);
         let draws = slice_draws(&target, &start, s0, 2500, 2, &mut rng(seed));
         let mut h = vec![0.0f64; bins];
         draws.iter().for_each(|x| h[bin_of(x[0])] += 1.0);
         let mut e = vec![0.0f64; bins];
-        q.points.iter().zip(&q.mass).for_each(|(p, m)| e[bin_of(p[0])] += m);
+        q.points
+            .iter()
+            .zip(&q.mass)
+            .for_each(|(p, m)| e[bin_of(p[0])] += m);
         hist.push(h);
         exact.push(e);
     }
@@ -209,47 +352,99 @@ fn privacy_loss_on_neighbouring_datasets_is_within_epsilon() {
         if c1 >= 100.0 && c2 >= 100.0 {
             let loss = (c1 / c2).ln();
             let slack = 3.0 * (1.0 / c1 + 1.0 / c2).sqrt();
-            println!("bin {b}: counts {c1} / {c2}, log ratio {loss:.3}, exact {truth:.3}, slack {slack:.3}");
-            assert!(loss.abs() <= epsilon + slack, "bin {b}: privacy loss {loss} > {epsilon} + {slack}");
-            assert!((loss - truth).abs() <= slack, "bin {b}: log ratio {loss} far from the exact {truth}");
+            println!(
+                "bin {b}: counts {c1} / {c2}, log ratio {loss:.3}, exact {truth:.3}, slack {slack:.3}"
+            );
+            assert!(
+                loss.abs() <= epsilon + slack,
+                "bin {b}: privacy loss {loss} > {epsilon} + {slack}"
+            );
+            assert!(
+                (loss - truth).abs() <= slack,
+                "bin {b}: log ratio {loss} far from the exact {truth}"
+            );
             largest = largest.max(loss.abs());
         }
     }
     println!("largest |log ratio|: observed {largest:.3}, exact {largest_exact:.3}");
-    assert!(largest_exact <= epsilon + 1e-9, "the exact mechanism exceeds eps: {largest_exact}");
-    assert!(largest_exact > epsilon / 4.0 && largest > epsilon / 8.0, "the neighbours hardly differ: the test is vacuous");
+    assert!(
+        largest_exact <= epsilon + 1e-9,
+        "the exact mechanism exceeds eps: {largest_exact}"
+    );
+    assert!(
+        largest_exact > epsilon / 4.0 && largest > epsilon / 8.0,
+        "the neighbours hardly differ: the test is vacuous"
+    );
 }
 
 /// The entry point validates its settings before any oracle call, releases a hardened point
 /// of the domain and records what ran.
 #[test]
 fn release_validates_and_records() {
-    use sosdp_sampler::{release, MechanismSettings, SamplerError, SamplerKind, Start};
-    assert!(matches!(MechanismSettings::new(0.0, 2), Err(SamplerError::EpsilonNotPositive(_))));
-    assert!(matches!(MechanismSettings::new(f64::NAN, 2), Err(SamplerError::EpsilonNotPositive(_))));
+    use sosdp_sampler::{MechanismSettings, SamplerError, SamplerKind, Start, release};
+    assert!(matches!(
+        MechanismSettings::new(0.0, 2),
+        Err(SamplerError::EpsilonNotPositive(_))
+    ));
+    assert!(matches!(
+        MechanismSettings::new(f64::NAN, 2),
+        Err(SamplerError::EpsilonNotPositive(_))
+    ));
     let y = data(4, 40, 2);
     let o = oracle(&y);
     let dom = domain(2);
     let mut settings = MechanismSettings::new(2.0, 2).unwrap();
-    let outside = Start { theta: vec![2.0, 0.0], score_upper: 40.0 };
-    assert!(matches!(release(&o, &dom, &outside, &settings, &mut rng(1), &mut |_| {}), Err(SamplerError::StartOutside(_))));
-    let start = Start { theta: vec![0.2, 0.2], score_upper: o.evaluate(&[0.2, 0.2]).unwrap().upper };
+    let outside = Start {
+        theta: vec![2.0, 0.0],
+        score_upper: 40.0,
+    };
+    assert!(matches!(
+        release(&o, &dom, &outside, &settings, &mut rng(1), &mut |_| {}),
+        Err(SamplerError::StartOutside(_))
+    ));
+    let start = Start {
+        theta: vec![0.2, 0.2],
+        score_upper: o.evaluate(&[0.2, 0.2]).unwrap().upper,
+    };
     settings.line = LineMove::Chord { tol: 0.0 };
-    assert!(matches!(release(&o, &dom, &start, &settings, &mut rng(1), &mut |_| {}), Err(SamplerError::InvalidSetting(_))));
-    for (kind, line) in [(SamplerKind::Slice, LineMove::Shrinkage), (SamplerKind::Slice, LineMove::Chord { tol: 2e-3 }), (SamplerKind::LayerCake, LineMove::Shrinkage)] {
+    assert!(matches!(
+        release(&o, &dom, &start, &settings, &mut rng(1), &mut |_| {}),
+        Err(SamplerError::InvalidSetting(_))
+    ));
+    for (kind, line) in [
+        (SamplerKind::Slice, LineMove::Shrinkage),
+        (SamplerKind::Slice, LineMove::Chord { tol: 2e-3 }),
+        (SamplerKind::LayerCake, LineMove::Shrinkage),
+    ] {
         settings.sampler = kind;
         settings.line = line;
         settings.layer_cake.samples = 20;
         let mut events = 0;
-        let r = release(&o, &dom, &start, &settings, &mut rng(2), &mut |_| events += 1).unwrap();
+        let r = release(&o, &dom, &start, &settings, &mut rng(2), &mut |_| {
+            events += 1
+        })
+        .unwrap();
         assert!(dom.contains(&r.theta).unwrap());
         let h = r.record.hardening_grid;
-        assert!(r.theta.iter().all(|x| ((x / h) - (x / h).round()).abs() < 1e-6), "not on the hardening grid: {:?}", r.theta);
+        assert!(
+            r.theta
+                .iter()
+                .all(|x| ((x / h) - (x / h).round()).abs() < 1e-6),
+            "not on the hardening grid: {:?}",
+            r.theta
+        );
         let calls = r.record.oracle_calls;
-        assert!(events > 0 && calls.evaluations + calls.memberships > 0 && r.record.epsilon_sampling == 1.0);
+        assert!(
+            events > 0
+                && calls.evaluations + calls.memberships > 0
+                && r.record.epsilon_sampling == 1.0
+        );
         assert_eq!(calls.chords > 0, matches!(line, LineMove::Chord { .. }));
         assert_eq!(r.record.slice.is_some(), kind == SamplerKind::Slice);
-        assert_eq!(r.record.layer_cake.is_some(), kind == SamplerKind::LayerCake);
+        assert_eq!(
+            r.record.layer_cake.is_some(),
+            kind == SamplerKind::LayerCake
+        );
     }
 }
 
@@ -266,11 +461,20 @@ fn level_index_by_descent_matches_evaluation() {
     let counted = Counted::new(&o);
     let dom = domain(d);
     let levels = Levels::with_offset(0.37);
-    let target = Target::new(&counted, &dom, levels, 0.25, Directions::Isotropic, LineMove::Shrinkage);
+    let target = Target::new(
+        &counted,
+        &dom,
+        levels,
+        0.25,
+        Directions::Isotropic,
+        LineMove::Shrinkage,
+    );
     let mut r = rng(12);
     let (mut compared, mut levels_descended, mut near) = (0, 0, 0);
     while compared < 60 {
-        let theta: Vec<f64> = (0..d).map(|_| 0.6 * (2.0 * r.random::<f64>() - 1.0)).collect();
+        let theta: Vec<f64> = (0..d)
+            .map(|_| 0.6 * (2.0 * r.random::<f64>() - 1.0))
+            .collect();
         if !dom.contains(&theta).unwrap() {
             continue;
         }
@@ -279,7 +483,9 @@ fn level_index_by_descent_matches_evaluation() {
         let upper = exact + r.random_range(0..12);
         let by_descent = target.index_by_descent(&theta, upper).unwrap();
         let by_evaluation = target.index_by_evaluation(&theta, upper).unwrap();
-        if (score - levels.level(exact)).abs() < 1e-2 || (score - levels.level(exact - 1)).abs() < 1e-2 {
+        if (score - levels.level(exact)).abs() < 1e-2
+            || (score - levels.level(exact - 1)).abs() < 1e-2
+        {
             near += 1;
         }
         assert_eq!(by_descent, by_evaluation, "score {score}, upper {upper}");
@@ -288,5 +494,8 @@ fn level_index_by_descent_matches_evaluation() {
     }
     let queries = counted.calls().memberships as i64;
     // Without jumps the descent asks one query per level descended plus the final NO.
-    assert!(queries < levels_descended + compared as i64, "{queries} queries for {levels_descended} levels ({near} near a level)");
+    assert!(
+        queries < levels_descended + compared as i64,
+        "{queries} queries for {levels_descended} levels ({near} near a level)"
+    );
 }

@@ -7,11 +7,14 @@
 //! same checks reject a broken variant that samples at eps instead of eps/2 (what a `release()`
 //! that forgot the halving would draw), so the test demonstrates its own power.
 mod common;
-use common::exact_law::{binned, cell_cdf, chi2_quantile, chi2_sf, chi_square, exact_cell_law, histogram, largest_log_ratio, ln_gamma, noncentral_chi2_sf, noncentrality};
+use common::exact_law::{
+    binned, cell_cdf, chi_square, chi2_quantile, chi2_sf, exact_cell_law, histogram,
+    largest_log_ratio, ln_gamma, noncentral_chi2_sf, noncentrality,
+};
 use common::{ks_one, ks_p_value, rng};
 use nalgebra::DMatrix;
 use sosdp_eval::{Adversary, CorruptedSample};
-use sosdp_sampler::{release, Ball, ConvexBody, Ellipsoid, Intersection, MechanismSettings, Start};
+use sosdp_sampler::{Ball, ConvexBody, Ellipsoid, Intersection, MechanismSettings, Start, release};
 use sosdp_score::{BallDomain, CertifiedMean, FastCm, ScoreOracle};
 use std::time::Instant;
 
@@ -21,9 +24,22 @@ const GAMMA: f64 = 1.25;
 /// of the mean (spread 0.1), seed 3; the neighbour moves the leftmost record (an outlier) to
 /// `moved_to`.
 fn neighbours(n: usize, moved_to: f64) -> (DMatrix<f64>, DMatrix<f64>) {
-    let y = CorruptedSample::identity_covariance(&mut rng(3), n, &[0.2], 0.1, &Adversary::ShiftedCluster { distance: -3.0, axis: 0, spread: 0.1 }).data;
+    let y = CorruptedSample::identity_covariance(
+        &mut rng(3),
+        n,
+        &[0.2],
+        0.1,
+        &Adversary::ShiftedCluster {
+            distance: -3.0,
+            axis: 0,
+            spread: 0.1,
+        },
+    )
+    .data;
     let mut y2 = y.clone();
-    let k = (0..n).min_by(|&a, &b| y[(a, 0)].total_cmp(&y[(b, 0)])).unwrap();
+    let k = (0..n)
+        .min_by(|&a, &b| y[(a, 0)].total_cmp(&y[(b, 0)]))
+        .unwrap();
     y2[(k, 0)] = moved_to;
     (y, y2)
 }
@@ -39,14 +55,33 @@ struct Stage {
 fn stage(points: &DMatrix<f64>) -> Stage {
     let gamma = DMatrix::identity(1, 1) * GAMMA;
     let oracle = FastCm::new(CertifiedMean::new(points, &[0.0], &gamma).unwrap());
-    let domain = Intersection::new(vec![Box::new(Ball::new(vec![0.0], 1.0).unwrap()), Box::new(Ellipsoid::new(vec![0.0], &gamma).unwrap())]).unwrap();
-    let anchor = oracle.minimise(Some(&BallDomain { centre: vec![0.0], radius: 1.0 })).unwrap();
+    let domain = Intersection::new(vec![
+        Box::new(Ball::new(vec![0.0], 1.0).unwrap()),
+        Box::new(Ellipsoid::new(vec![0.0], &gamma).unwrap()),
+    ])
+    .unwrap();
+    let anchor = oracle
+        .minimise(Some(&BallDomain {
+            centre: vec![0.0],
+            radius: 1.0,
+        }))
+        .unwrap();
     let start = if domain.contains(&anchor.theta).unwrap() {
-        Start { theta: anchor.theta, score_upper: anchor.eval.upper }
+        Start {
+            theta: anchor.theta,
+            score_upper: anchor.eval.upper,
+        }
     } else {
-        Start { theta: vec![0.0], score_upper: oracle.evaluate(&[0.0]).unwrap().upper }
+        Start {
+            theta: vec![0.0],
+            score_upper: oracle.evaluate(&[0.0]).unwrap().upper,
+        }
     };
-    Stage { oracle, domain, start }
+    Stage {
+        oracle,
+        domain,
+        start,
+    }
 }
 
 /// The score at the midpoints of `cells` equal cells of `[-1, 1]` (all inside the domain).
@@ -66,7 +101,15 @@ fn releases(s: &Stage, epsilon: f64, count: usize, seed: u64) -> Vec<f64> {
     let settings = MechanismSettings::new(epsilon, 1).unwrap();
     (0..count as u64)
         .map(|k| {
-            let r = release(&s.oracle, &s.domain, &s.start, &settings, &mut rng(seed + k), &mut |_| {}).unwrap();
+            let r = release(
+                &s.oracle,
+                &s.domain,
+                &s.start,
+                &settings,
+                &mut rng(seed + k),
+                &mut |_| {},
+            )
+            .unwrap();
             assert_eq!(r.record.epsilon_sampling, 0.5 * epsilon);
             r.theta[0]
         })
@@ -126,13 +169,27 @@ fn release_is_epsilon_private_on_neighbouring_datasets_and_rejects_a_missing_hal
         let scores = scores_on_grid(s, cells);
         let law = exact_cell_law(&scores, s.oracle.max_score(), 0.5 * epsilon, offsets);
         // Convergence of the quadrature: a coarser grid and fewer offsets agree.
-        let coarse = binned(&exact_cell_law(&scores_on_grid(s, cells / 2), s.oracle.max_score(), 0.5 * epsilon, offsets / 4), bins);
+        let coarse = binned(
+            &exact_cell_law(
+                &scores_on_grid(s, cells / 2),
+                s.oracle.max_score(),
+                0.5 * epsilon,
+                offsets / 4,
+            ),
+            bins,
+        );
         let fine = binned(&law, bins);
         for (a, b) in fine.iter().zip(&coarse) {
-            assert!((a - b).abs() < 1e-4 && (a.ln() - b.ln()).abs() < 0.01, "quadrature not converged: {a} against {b}");
+            assert!(
+                (a - b).abs() < 1e-4 && (a.ln() - b.ln()).abs() < 0.01,
+                "quadrature not converged: {a} against {b}"
+            );
         }
         exact.push(fine);
-        exact_broken.push(binned(&exact_cell_law(&scores, s.oracle.max_score(), epsilon, offsets), bins));
+        exact_broken.push(binned(
+            &exact_cell_law(&scores, s.oracle.max_score(), epsilon, offsets),
+            bins,
+        ));
         cell_laws.push(law);
     }
     println!("quadrature: {:.1} s", clock.elapsed().as_secs_f64());
@@ -154,22 +211,46 @@ fn release_is_epsilon_private_on_neighbouring_datasets_and_rejects_a_missing_hal
             (exact_broken[0][b] / exact_broken[1][b]).ln()
         );
     }
-    println!("exact largest |log ratio|: {worst_all:.3} (bin {worst_bin}), {worst_visible:.3} on bins with >= 1% mass (bin {visible_bin}); eps = {epsilon}");
-    println!("broken variant's exact largest |log ratio|: {broken_all:.3} (bin {broken_bin}), {broken_visible:.3} on bins with >= 0.1% mass");
-    assert!(worst_all <= epsilon, "the exact mechanism exceeds eps: {worst_all}");
+    println!(
+        "exact largest |log ratio|: {worst_all:.3} (bin {worst_bin}), {worst_visible:.3} on bins with >= 1% mass (bin {visible_bin}); eps = {epsilon}"
+    );
+    println!(
+        "broken variant's exact largest |log ratio|: {broken_all:.3} (bin {broken_bin}), {broken_visible:.3} on bins with >= 0.1% mass"
+    );
+    assert!(
+        worst_all <= epsilon,
+        "the exact mechanism exceeds eps: {worst_all}"
+    );
     // The finest events: single grid cells (width 5e-4 of the domain's diameter).
     let (pointwise, _) = largest_log_ratio(&cell_laws[0], &cell_laws[1], 0.0);
     println!("exact largest |log ratio| over single cells: {pointwise:.3}");
-    assert!(pointwise <= epsilon, "the exact mechanism exceeds eps on a cell: {pointwise}");
-    assert!(worst_visible >= epsilon / 3.0, "vacuous: the exact log ratio {worst_visible} is below eps/3");
-    assert!(broken_visible > epsilon, "the broken variant's exact log ratio {broken_visible} does not exceed eps: the test could not tell");
+    assert!(
+        pointwise <= epsilon,
+        "the exact mechanism exceeds eps on a cell: {pointwise}"
+    );
+    assert!(
+        worst_visible >= epsilon / 3.0,
+        "vacuous: the exact log ratio {worst_visible} is below eps/3"
+    );
+    assert!(
+        broken_visible > epsilon,
+        "the broken variant's exact log ratio {broken_visible} does not exceed eps: the test could not tell"
+    );
 
     // (b) releases through release().
     let draws: Vec<Vec<f64>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = stages.iter().enumerate().map(|(k, s)| scope.spawn(move || releases(s, epsilon, count, 1000 * k as u64))).collect();
+        let handles: Vec<_> = stages
+            .iter()
+            .enumerate()
+            .map(|(k, s)| scope.spawn(move || releases(s, epsilon, count, 1000 * k as u64)))
+            .collect();
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     });
-    println!("{} releases: {:.1} s", 2 * count, clock.elapsed().as_secs_f64());
+    println!(
+        "{} releases: {:.1} s",
+        2 * count,
+        clock.elapsed().as_secs_f64()
+    );
     let alpha = 1e-3;
     for (k, xs) in draws.iter().enumerate() {
         let h = histogram(xs, 1.0, bins);
@@ -183,11 +264,23 @@ fn release_is_epsilon_private_on_neighbouring_datasets_and_rejects_a_missing_hal
             "dataset {k}: chi-square {:.2} on {} df, p = {p:.3} (power {power:.3} at level {alpha} against w = 0.15); KS D = {d:.4}, p = {ks_p:.3}",
             chi.statistic, chi.df
         );
-        assert!(power >= 0.9, "the chi-square test is too weak: power {power}");
-        assert!(p >= alpha, "dataset {k}: releases disagree with the exact law (chi-square p = {p})");
-        assert!(ks_p >= alpha, "dataset {k}: releases disagree with the exact law (KS p = {ks_p})");
+        assert!(
+            power >= 0.9,
+            "the chi-square test is too weak: power {power}"
+        );
+        assert!(
+            p >= alpha,
+            "dataset {k}: releases disagree with the exact law (chi-square p = {p})"
+        );
+        assert!(
+            ks_p >= alpha,
+            "dataset {k}: releases disagree with the exact law (KS p = {ks_p})"
+        );
     }
-    let (h0, h1) = (histogram(&draws[0], 1.0, bins), histogram(&draws[1], 1.0, bins));
+    let (h0, h1) = (
+        histogram(&draws[0], 1.0, bins),
+        histogram(&draws[1], 1.0, bins),
+    );
     let mut largest: f64 = 0.0;
     let mut checked = 0;
     for b in 0..bins {
@@ -195,18 +288,36 @@ fn release_is_epsilon_private_on_neighbouring_datasets_and_rejects_a_missing_hal
         if c0 >= 50.0 && c1 >= 50.0 {
             let loss = (c0 / c1).ln();
             let se = (1.0 / c0 + 1.0 / c1).sqrt();
-            println!("bin {b:2}: counts {c0} / {c1}, log ratio {loss:+.3} (exact {:+.3}), allowed {:.3}", (exact[0][b] / exact[1][b]).ln(), epsilon + 3.0 * se);
-            assert!(loss.abs() <= epsilon + 3.0 * se, "bin {b}: empirical privacy loss {loss} > eps + 3 SE");
+            println!(
+                "bin {b:2}: counts {c0} / {c1}, log ratio {loss:+.3} (exact {:+.3}), allowed {:.3}",
+                (exact[0][b] / exact[1][b]).ln(),
+                epsilon + 3.0 * se
+            );
+            assert!(
+                loss.abs() <= epsilon + 3.0 * se,
+                "bin {b}: empirical privacy loss {loss} > eps + 3 SE"
+            );
             largest = largest.max(loss.abs());
             checked += 1;
         }
     }
     println!("largest empirical |log ratio| {largest:.3} over {checked} bins");
-    assert!(checked >= 4 && largest >= epsilon / 4.0, "vacuous empirical check: {checked} bins, largest {largest}");
+    assert!(
+        checked >= 4 && largest >= epsilon / 4.0,
+        "vacuous empirical check: {checked} bins, largest {largest}"
+    );
 
     // (c) the broken variant: release() asked for 2 eps, i.e. sampling at eps.
     let broken: Vec<Vec<f64>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = stages.iter().enumerate().map(|(k, s)| scope.spawn(move || releases(s, 2.0 * epsilon, broken_count, 50_000 + 1000 * k as u64))).collect();
+        let handles: Vec<_> = stages
+            .iter()
+            .enumerate()
+            .map(|(k, s)| {
+                scope.spawn(move || {
+                    releases(s, 2.0 * epsilon, broken_count, 50_000 + 1000 * k as u64)
+                })
+            })
+            .collect();
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     });
     let rejection = 1e-6;
@@ -214,24 +325,49 @@ fn release_is_epsilon_private_on_neighbouring_datasets_and_rejects_a_missing_hal
         let h = histogram(xs, 1.0, bins);
         let against_correct = chi_square(&h, &exact[k]);
         let p = chi2_sf(against_correct.statistic, against_correct.df);
-        let lambda = noncentrality(&against_correct.groups, &exact[k], &exact_broken[k], broken_count as f64);
-        let power = noncentral_chi2_sf(chi2_quantile(rejection, against_correct.df), against_correct.df, lambda);
+        let lambda = noncentrality(
+            &against_correct.groups,
+            &exact[k],
+            &exact_broken[k],
+            broken_count as f64,
+        );
+        let power = noncentral_chi2_sf(
+            chi2_quantile(rejection, against_correct.df),
+            against_correct.df,
+            lambda,
+        );
         let against_own = chi_square(&h, &exact_broken[k]);
         let p_own = chi2_sf(against_own.statistic, against_own.df);
         println!(
             "broken variant, dataset {k}: against the correct law chi-square {:.1} on {} df, p = {p:.2e} (exact non-centrality {lambda:.1}, power {power:.6} at level {rejection}); against its own exact law p = {p_own:.3}",
             against_correct.statistic, against_correct.df
         );
-        assert!(power >= 0.999, "the rejection of the broken variant is not assured: power {power}");
-        assert!(p < rejection, "dataset {k}: the broken variant (no halving) was not rejected: p = {p}");
-        assert!(p_own >= alpha, "dataset {k}: the broken variant's draws disagree with its own exact law: p = {p_own}");
+        assert!(
+            power >= 0.999,
+            "the rejection of the broken variant is not assured: power {power}"
+        );
+        assert!(
+            p < rejection,
+            "dataset {k}: the broken variant (no halving) was not rejected: p = {p}"
+        );
+        assert!(
+            p_own >= alpha,
+            "dataset {k}: the broken variant's draws disagree with its own exact law: p = {p_own}"
+        );
     }
-    let (b0, b1) = (histogram(&broken[0], 1.0, bins), histogram(&broken[1], 1.0, bins));
+    let (b0, b1) = (
+        histogram(&broken[0], 1.0, bins),
+        histogram(&broken[1], 1.0, bins),
+    );
     for b in 0..bins {
         let (c0, c1) = (b0[b], b1[b]);
         if c0 >= 5.0 && c1 >= 5.0 {
             let loss = (c0 / c1).ln();
-            println!("broken bin {b:2}: counts {c0} / {c1}, log ratio {loss:+.3} (exact {:+.3}), eps + 3 SE = {:.3}", (exact_broken[0][b] / exact_broken[1][b]).ln(), epsilon + 3.0 * (1.0 / c0 + 1.0 / c1).sqrt());
+            println!(
+                "broken bin {b:2}: counts {c0} / {c1}, log ratio {loss:+.3} (exact {:+.3}), eps + 3 SE = {:.3}",
+                (exact_broken[0][b] / exact_broken[1][b]).ln(),
+                epsilon + 3.0 * (1.0 / c0 + 1.0 / c1).sqrt()
+            );
         }
     }
     println!("total {:.1} s", clock.elapsed().as_secs_f64());

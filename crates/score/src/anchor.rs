@@ -12,7 +12,7 @@
 //! and the last term has eigenvalues `±||delta||`. So every point of `B(theta0, r)` has
 //! `CM <= upper(theta0) + t S <= upper(theta0) + 1`. This radius is conservative (order
 //! `1/n`); it enters the sampler's utility only through `log(1/r)`.
-use crate::clarabel_backend::{block_matrix, ClarabelCm};
+use crate::clarabel_backend::{ClarabelCm, block_matrix};
 use crate::cm::CertifiedMean;
 use crate::linalg::min_eigenvalue;
 use crate::{ScoreError, ScoreEval, ScoreOracle};
@@ -58,13 +58,25 @@ pub fn minimise_cm(oracle: &ClarabelCm, ball: Option<&BallDomain>) -> Result<Anc
     let settings = oracle.settings();
     let mut last = String::new();
     for tolerance in [settings.tolerance, settings.relaxed_tolerance] {
-        let sol = p.solve(&SolveSettings { tolerance, max_iter: 500, verbose: false });
+        let sol = p.solve(&SolveSettings {
+            tolerance,
+            max_iter: 500,
+            verbose: false,
+        });
         if !sol.status.is_solved() {
             last = format!("{:?}", sol.status);
             continue;
         }
         let theta: Vec<f64> = (0..dim).map(|k| cm.centre()[k] + sol.x[n + k]).collect();
-        match anchor_at(cm, theta, &sol.x[..n], &block_matrix(&psd, &sol.z), ball, settings.accuracy, |t| oracle.evaluate(t)) {
+        match anchor_at(
+            cm,
+            theta,
+            &sol.x[..n],
+            &block_matrix(&psd, &sol.z),
+            ball,
+            settings.accuracy,
+            |t| oracle.evaluate(t),
+        ) {
             Ok(anchor) => return Ok(anchor),
             Err(e) => last = e.to_string(),
         }
@@ -76,7 +88,11 @@ pub fn minimise_cm(oracle: &ClarabelCm, ball: Option<&BallDomain>) -> Result<Anc
 pub(crate) fn check_ball(cm: &CertifiedMean, ball: Option<&BallDomain>) -> Result<(), ScoreError> {
     if let Some(ball) = ball {
         if ball.centre.len() != cm.dim() {
-            return Err(ScoreError::DimensionMismatch { what: "the ball centre", expected: cm.dim(), got: ball.centre.len() });
+            return Err(ScoreError::DimensionMismatch {
+                what: "the ball centre",
+                expected: cm.dim(),
+                got: ball.centre.len(),
+            });
         }
         crate::cm::check_finite("the ball centre", &ball.centre)?;
         if !(ball.radius.is_finite() && ball.radius > 0.0) {
@@ -112,15 +128,25 @@ pub(crate) fn anchor_at(
     let beta = min_eigenvalue(&cm.b_matrix(&theta)).max(0.0);
     let mut radius = beta * (1.0 / kept.max(1.0));
     if let Some(ball) = ball {
-        let dist = (DVector::from_column_slice(&theta) - DVector::from_column_slice(&ball.centre)).norm();
+        let dist =
+            (DVector::from_column_slice(&theta) - DVector::from_column_slice(&ball.centre)).norm();
         radius = radius.min(ball.radius - dist);
     }
-    Ok(Anchor { theta, eval, radius: radius.max(0.0) })
+    Ok(Anchor {
+        theta,
+        eval,
+        radius: radius.max(0.0),
+    })
 }
 
 /// Project `theta` onto the ball (the solver may overshoot it by its tolerance).
 fn pull_into_ball(theta: &mut [f64], ball: &BallDomain) {
-    let dist = theta.iter().zip(&ball.centre).map(|(t, c)| (t - c).powi(2)).sum::<f64>().sqrt();
+    let dist = theta
+        .iter()
+        .zip(&ball.centre)
+        .map(|(t, c)| (t - c).powi(2))
+        .sum::<f64>()
+        .sqrt();
     if dist > ball.radius {
         let f = ball.radius / dist;
         for (t, c) in theta.iter_mut().zip(&ball.centre) {

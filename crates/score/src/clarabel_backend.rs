@@ -3,10 +3,10 @@
 //! Every evaluation is certified by the backend-independent brackets of [`crate::cm`] and
 //! [`crate::sp`]. On a solver failure we retry once at a relaxed tolerance; if the bracket is
 //! still wider than the requested accuracy we return an error, never a guess.
+use crate::ScoreError;
 use crate::cm::CertifiedMean;
 use crate::oracle::{ScoreEval, ScoreOracle};
 use crate::sp::Spectral;
-use crate::ScoreError;
 use nalgebra::DMatrix;
 use sosdp_sdp::svec::smat;
 use sosdp_sdp::{Block, Cone, ConicProblem, ConicSolution, SolveSettings};
@@ -24,7 +24,11 @@ pub struct ClarabelSettings {
 
 impl Default for ClarabelSettings {
     fn default() -> Self {
-        ClarabelSettings { tolerance: 1e-8, relaxed_tolerance: 1e-6, accuracy: 1e-3 }
+        ClarabelSettings {
+            tolerance: 1e-8,
+            relaxed_tolerance: 1e-6,
+            accuracy: 1e-3,
+        }
     }
 }
 
@@ -34,7 +38,11 @@ impl ClarabelSettings {
     /// come out about `tolerance * scale / 10` wide (`1e-9 n` at the default `1e-8`, measured
     /// on CM at n = 2000), so the tolerance becomes `accuracy / scale` when that is smaller.
     pub fn to_accuracy(&self, accuracy: f64, scale: f64) -> Self {
-        ClarabelSettings { accuracy, tolerance: self.tolerance.min(accuracy / scale.max(1.0)), ..self.clone() }
+        ClarabelSettings {
+            accuracy,
+            tolerance: self.tolerance.min(accuracy / scale.max(1.0)),
+            ..self.clone()
+        }
     }
 }
 
@@ -65,7 +73,11 @@ fn solve_certified(
     let mut last_status = String::new();
     let mut best: Option<(ScoreEval, ConicSolution)> = None;
     for (tolerance, max_iter) in [(settings.tolerance, 200), (settings.relaxed_tolerance, 500)] {
-        let solution = problem.solve(&SolveSettings { tolerance, max_iter, verbose: false });
+        let solution = problem.solve(&SolveSettings {
+            tolerance,
+            max_iter,
+            verbose: false,
+        });
         if solution.x.iter().all(|x| x.is_finite()) && solution.z.iter().all(|z| z.is_finite()) {
             let eval = certify(&solution);
             if eval.width() <= settings.accuracy {
@@ -83,7 +95,9 @@ fn solve_certified(
 
 /// The dual matrix of a PSD block as a dense matrix.
 pub(crate) fn block_matrix(block: &Block, v: &[f64]) -> DMatrix<f64> {
-    let Cone::PsdTriangle(m) = block.cone else { panic!("not a PSD block") };
+    let Cone::PsdTriangle(m) = block.cone else {
+        panic!("not a PSD block")
+    };
     DMatrix::from_row_slice(m, m, &smat(m, block.slice(v)))
 }
 
@@ -96,7 +110,10 @@ pub struct ClarabelCm {
 
 impl ClarabelCm {
     pub fn new(problem: CertifiedMean) -> Self {
-        ClarabelCm { problem, settings: ClarabelSettings::default() }
+        ClarabelCm {
+            problem,
+            settings: ClarabelSettings::default(),
+        }
     }
 
     pub fn with_settings(mut self, settings: ClarabelSettings) -> Self {
@@ -170,15 +187,26 @@ impl ScoreOracle for ClarabelCm {
         self.evaluate_with(theta, &self.settings)
     }
 
-    fn member_eval_to(&self, theta: &[f64], level: f64, accuracy: f64) -> Result<ScoreEval, ScoreError> {
+    fn member_eval_to(
+        &self,
+        theta: &[f64],
+        level: f64,
+        accuracy: f64,
+    ) -> Result<ScoreEval, ScoreError> {
         let _ = level;
-        refined(&self.settings, accuracy, self.max_score(), |s| self.evaluate_with(theta, s))
+        refined(&self.settings, accuracy, self.max_score(), |s| {
+            self.evaluate_with(theta, s)
+        })
     }
 }
 
 impl ClarabelCm {
     /// [`ScoreOracle::evaluate`] with `settings` instead of the backend's own.
-    pub fn evaluate_with(&self, theta: &[f64], settings: &ClarabelSettings) -> Result<ScoreEval, ScoreError> {
+    pub fn evaluate_with(
+        &self,
+        theta: &[f64],
+        settings: &ClarabelSettings,
+    ) -> Result<ScoreEval, ScoreError> {
         let cm = &self.problem;
         cm.check_theta(theta)?;
         if !cm.in_domain(theta) {
@@ -208,7 +236,10 @@ pub struct ClarabelSp {
 
 impl ClarabelSp {
     pub fn new(problem: Spectral) -> Self {
-        ClarabelSp { problem, settings: ClarabelSettings::default() }
+        ClarabelSp {
+            problem,
+            settings: ClarabelSettings::default(),
+        }
     }
 
     pub fn with_settings(mut self, settings: ClarabelSettings) -> Self {
@@ -283,15 +314,26 @@ impl ScoreOracle for ClarabelSp {
         self.evaluate_with(theta, &self.settings)
     }
 
-    fn member_eval_to(&self, theta: &[f64], level: f64, accuracy: f64) -> Result<ScoreEval, ScoreError> {
+    fn member_eval_to(
+        &self,
+        theta: &[f64],
+        level: f64,
+        accuracy: f64,
+    ) -> Result<ScoreEval, ScoreError> {
         let _ = level;
-        refined(&self.settings, accuracy, self.max_score(), |s| self.evaluate_with(theta, s))
+        refined(&self.settings, accuracy, self.max_score(), |s| {
+            self.evaluate_with(theta, s)
+        })
     }
 }
 
 impl ClarabelSp {
     /// [`ScoreOracle::evaluate`] with `settings` instead of the backend's own.
-    pub fn evaluate_with(&self, theta: &[f64], settings: &ClarabelSettings) -> Result<ScoreEval, ScoreError> {
+    pub fn evaluate_with(
+        &self,
+        theta: &[f64],
+        settings: &ClarabelSettings,
+    ) -> Result<ScoreEval, ScoreError> {
         let sp = &self.problem;
         let s = sp.candidate(theta)?;
         let Some(factor) = s.factor.as_ref() else {

@@ -27,8 +27,8 @@
 //! tends to `n` (every weight with `e^T zh_i != 0` must be 0 there).
 //!
 //! A dual matrix at a fixed scale bounds CM from below at every `theta`, affinely: a [`Cut`].
-use crate::linalg::{self,
-    all_finite, min_eigenvalue, psd_projection, scaled, trace_product, verified_shrink,
+use crate::linalg::{
+    self, all_finite, min_eigenvalue, psd_projection, scaled, trace_product, verified_shrink,
 };
 use crate::{ScoreError, ScoreEval};
 use nalgebra::{Cholesky, DMatrix, DVector, Dyn};
@@ -49,31 +49,56 @@ pub struct CertifiedMean {
 impl CertifiedMean {
     /// Validate and store the data. `points` has one record per row (`n x D`); `centre` has
     /// length `D`; `gamma` is `D x D` symmetric positive definite.
-    pub fn new(points: &DMatrix<f64>, centre: &[f64], gamma: &DMatrix<f64>) -> Result<Self, ScoreError> {
+    pub fn new(
+        points: &DMatrix<f64>,
+        centre: &[f64],
+        gamma: &DMatrix<f64>,
+    ) -> Result<Self, ScoreError> {
         let (n, dim) = points.shape();
         if n == 0 || dim == 0 {
             return Err(ScoreError::EmptyData);
         }
         check_finite("the data", points.as_slice())?;
         if centre.len() != dim {
-            return Err(ScoreError::DimensionMismatch { what: "the centre", expected: dim, got: centre.len() });
+            return Err(ScoreError::DimensionMismatch {
+                what: "the centre",
+                expected: dim,
+                got: centre.len(),
+            });
         }
         check_finite("the centre", centre)?;
         if gamma.shape() != (dim, dim) {
-            return Err(ScoreError::DimensionMismatch { what: "Gamma", expected: dim, got: gamma.nrows() });
+            return Err(ScoreError::DimensionMismatch {
+                what: "Gamma",
+                expected: dim,
+                got: gamma.nrows(),
+            });
         }
         check_finite("Gamma", gamma.as_slice())?;
         if (gamma - gamma.transpose()).amax() > 1e-12 * gamma.amax().max(1.0) {
             return Err(ScoreError::GammaNotPositiveDefinite);
         }
-        let gamma_chol = Cholesky::new(gamma.clone()).ok_or(ScoreError::GammaNotPositiveDefinite)?;
+        let gamma_chol =
+            Cholesky::new(gamma.clone()).ok_or(ScoreError::GammaNotPositiveDefinite)?;
         if min_eigenvalue(gamma) <= 0.0 {
             return Err(ScoreError::GammaNotPositiveDefinite);
         }
         let centre = DVector::from_column_slice(centre);
-        let zh = DMatrix::from_fn(dim + 1, n, |k, i| if k < dim { points[(i, k)] - centre[k] } else { 1.0 });
+        let zh = DMatrix::from_fn(dim + 1, n, |k, i| {
+            if k < dim {
+                points[(i, k)] - centre[k]
+            } else {
+                1.0
+            }
+        });
         let scatter = linalg::weighted_scatter(&zh, &vec![1.0 / n as f64; n]);
-        Ok(CertifiedMean { zh, centre, gamma: gamma.clone(), gamma_chol, scatter })
+        Ok(CertifiedMean {
+            zh,
+            centre,
+            gamma: gamma.clone(),
+            gamma_chol,
+            scatter,
+        })
     }
 
     /// Number of points `n`.
@@ -107,7 +132,11 @@ impl CertifiedMean {
     /// Check that `theta` is a finite vector of the right length.
     pub fn check_theta(&self, theta: &[f64]) -> Result<(), ScoreError> {
         if theta.len() != self.dim() {
-            return Err(ScoreError::DimensionMismatch { what: "theta", expected: self.dim(), got: theta.len() });
+            return Err(ScoreError::DimensionMismatch {
+                what: "theta",
+                expected: self.dim(),
+                got: theta.len(),
+            });
         }
         check_finite("theta", theta)
     }
@@ -115,7 +144,11 @@ impl CertifiedMean {
     /// `||theta - c||^2_{Gamma^{-1}}`; the domain is where it is `<= 1`.
     pub fn domain_norm_sq(&self, theta: &[f64]) -> f64 {
         let w = DVector::from_column_slice(theta) - &self.centre;
-        let y = self.gamma_chol.l().solve_lower_triangular(&w).expect("Cholesky factor is invertible");
+        let y = self
+            .gamma_chol
+            .l()
+            .solve_lower_triangular(&w)
+            .expect("Cholesky factor is invertible");
         y.norm_squared()
     }
 
@@ -129,8 +162,12 @@ impl CertifiedMean {
     /// `None` when the line misses it.
     pub fn line_domain(&self, x: &[f64], u: &[f64]) -> Option<(f64, f64)> {
         let l = self.gamma_chol.l();
-        let w = l.solve_lower_triangular(&(DVector::from_column_slice(x) - &self.centre)).expect("invertible");
-        let v = l.solve_lower_triangular(&DVector::from_column_slice(u)).expect("invertible");
+        let w = l
+            .solve_lower_triangular(&(DVector::from_column_slice(x) - &self.centre))
+            .expect("invertible");
+        let v = l
+            .solve_lower_triangular(&DVector::from_column_slice(u))
+            .expect("invertible");
         let (a, b, c) = (v.norm_squared(), w.dot(&v), w.norm_squared() - 1.0);
         let disc = b * b - a * c;
         if !(a > 0.0) || disc < 0.0 {
@@ -164,7 +201,13 @@ impl CertifiedMean {
     pub fn feasible_weights(&self, theta: &[f64], candidate: &[f64]) -> Vec<f64> {
         let a: Vec<f64> = candidate
             .iter()
-            .map(|x| if x.is_finite() { x.clamp(0.0, 1.0) } else { 0.0 })
+            .map(|x| {
+                if x.is_finite() {
+                    x.clamp(0.0, 1.0)
+                } else {
+                    0.0
+                }
+            })
             .collect();
         let b = self.b_matrix(theta);
         let s_a = self.normalised_scatter(&a);
@@ -177,7 +220,9 @@ impl CertifiedMean {
             return vec![0.0; a.len()];
         }
         // L(theta, s a) = (1 - s) B + s L(theta, a) ⪰ 0 for s = b / (b + e).
-        let shrink = verified_shrink(b_min / (b_min + violation), |s| min_eigenvalue(&(&b - &s_a * s)) >= 0.0);
+        let shrink = verified_shrink(b_min / (b_min + violation), |s| {
+            min_eigenvalue(&(&b - &s_a * s)) >= 0.0
+        });
         scaled(&a, shrink)
     }
 
@@ -222,10 +267,22 @@ impl CertifiedMean {
         let penalty: f64 = q.iter().map(|qi| (1.0 - t * qi / n).max(0.0)).sum();
         // tr(t Y B(theta)) = t (tr(Y_00 Gamma) + Y_DD) + 2 t y . (theta - c), y = Y[:D, D].
         let y_col: Vec<f64> = (0..dim).map(|k| t * y[(k, dim)]).collect();
-        let trace_const = t * (trace_product(&y.view((0, 0), (dim, dim)).into_owned(), &self.gamma) + y[(dim, dim)]);
-        let offset = n - penalty - trace_const + 2.0 * y_col.iter().zip(self.centre.iter()).map(|(a, c)| a * c).sum::<f64>();
+        let trace_const = t
+            * (trace_product(&y.view((0, 0), (dim, dim)).into_owned(), &self.gamma)
+                + y[(dim, dim)]);
+        let offset = n - penalty - trace_const
+            + 2.0
+                * y_col
+                    .iter()
+                    .zip(self.centre.iter())
+                    .map(|(a, c)| a * c)
+                    .sum::<f64>();
         let quad = q.iter().map(|qi| t * qi).collect();
-        Cut { quad, offset, gradient: y_col.iter().map(|a| -2.0 * a).collect() }
+        Cut {
+            quad,
+            offset,
+            gradient: y_col.iter().map(|a| -2.0 * a).collect(),
+        }
     }
     /// Certified lower bound from the dual direction `e e^T` of the bottom eigenvector `e` of
     /// `B(theta)` (module doc): cheap, and close to `n` near the domain's boundary.
@@ -248,7 +305,8 @@ impl CertifiedMean {
             return Some(ScoreEval::bracketed(0.0, 0.0, 0.0));
         }
         let bound = self.eigen_bound(theta);
-        (bound >= n - accuracy || level.is_some_and(|k| bound > k)).then(|| ScoreEval::bracketed(n, bound, n))
+        (bound >= n - accuracy || level.is_some_and(|k| bound > k))
+            .then(|| ScoreEval::bracketed(n, bound, n))
     }
 
     /// The bracket for a solver's primal weights and dual matrix, or the "infinite" value
@@ -258,7 +316,12 @@ impl CertifiedMean {
     }
 
     /// [`Self::certify`] and the cut its lower bound came from (`None` outside the domain).
-    pub fn certify_with_cut(&self, theta: &[f64], weights: &[f64], dual_y: &DMatrix<f64>) -> (ScoreEval, Option<Cut>) {
+    pub fn certify_with_cut(
+        &self,
+        theta: &[f64],
+        weights: &[f64],
+        dual_y: &DMatrix<f64>,
+    ) -> (ScoreEval, Option<Cut>) {
         let n = self.n() as f64;
         if !self.in_domain(theta) {
             return (ScoreEval::outside(n), None);
@@ -289,7 +352,13 @@ pub struct Cut {
 impl Cut {
     /// The lower bound on `CM(theta)`.
     pub fn value(&self, theta: &[f64]) -> f64 {
-        self.offset + self.gradient.iter().zip(theta).map(|(g, t)| g * t).sum::<f64>()
+        self.offset
+            + self
+                .gradient
+                .iter()
+                .zip(theta)
+                .map(|(g, t)| g * t)
+                .sum::<f64>()
     }
 
     /// Along the ray `x + s u`: the step beyond which the cut exceeds `level` (so every
@@ -322,8 +391,11 @@ pub fn best_scaled_bound(n: f64, beta: f64, q: &[f64]) -> f64 {
 pub fn best_scale(n: f64, beta: f64, q: &[f64]) -> (f64, f64) {
     let value = |t: f64| n - t * beta - q.iter().map(|qi| (1.0 - t * qi / n).max(0.0)).sum::<f64>();
     // Breakpoints `(n / q_i, q_i / n)` on each side of 1 (`q_i = 0` never breaks).
-    let (above, below): (Vec<(f64, f64)>, Vec<(f64, f64)>) =
-        q.iter().filter(|qi| **qi > 0.0).map(|qi| (n / qi, qi / n)).partition(|b| b.0 > 1.0);
+    let (above, below): (Vec<(f64, f64)>, Vec<(f64, f64)>) = q
+        .iter()
+        .filter(|qi| **qi > 0.0)
+        .map(|qi| (n / qi, qi / n))
+        .partition(|b| b.0 > 1.0);
     let slope_at_one = -beta + above.iter().map(|b| b.1).sum::<f64>();
     let best_t = if slope_at_one > 0.0 {
         // Rightwards from 1: the last breakpoint at which the slope is still positive.
@@ -352,12 +424,18 @@ pub fn best_scale(n: f64, beta: f64, q: &[f64]) -> (f64, f64) {
         best_t
     };
     // The unit scale guards against rounding in the breakpoint search.
-    [(best_t, value(best_t)), (1.0, value(1.0))].into_iter().max_by(|a, b| a.1.total_cmp(&b.1)).expect("two candidates")
+    [(best_t, value(best_t)), (1.0, value(1.0))]
+        .into_iter()
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .expect("two candidates")
 }
 
 /// The items in the order of `cmp`, produced lazily: batches of growing size (16, 64, ...)
 /// are split off by selection and sorted, so that taking the first `k` costs `O(n + k log k)`.
-fn nearest_first<T>(mut items: Vec<T>, cmp: impl Fn(&T, &T) -> std::cmp::Ordering + Copy) -> impl Iterator<Item = T> {
+fn nearest_first<T>(
+    mut items: Vec<T>,
+    cmp: impl Fn(&T, &T) -> std::cmp::Ordering + Copy,
+) -> impl Iterator<Item = T> {
     let mut batch = 16;
     let mut ready: std::vec::IntoIter<T> = Vec::new().into_iter();
     std::iter::from_fn(move || {
@@ -389,7 +467,7 @@ pub(crate) fn check_finite(what: &'static str, values: &[f64]) -> Result<(), Sco
 
 #[cfg(test)]
 mod tests {
-    use super::{best_scale, best_scaled_bound, CertifiedMean};
+    use super::{CertifiedMean, best_scale, best_scaled_bound};
     use nalgebra::DMatrix;
 
     /// `S(a)` summed over the weights below the cap (subtracted from `S(1)`) or over the
@@ -399,12 +477,33 @@ mod tests {
     fn normalised_scatter_matches_the_plain_sum() {
         let (n, dim) = (300, 4);
         let points = DMatrix::from_fn(n, dim, |i, k| ((i * 7 + k * 13) % 17) as f64 / 5.0 - 1.5);
-        let cm = CertifiedMean::new(&points, &[0.1, -0.2, 0.0, 0.3], &DMatrix::identity(dim, dim)).expect("valid");
+        let cm = CertifiedMean::new(
+            &points,
+            &[0.1, -0.2, 0.0, 0.3],
+            &DMatrix::identity(dim, dim),
+        )
+        .expect("valid");
         for (ones, zeros) in [(280, 10), (10, 280), (150, 100)] {
-            let a: Vec<f64> = (0..n).map(|i| if i < ones { 1.0 } else if i < ones + zeros { 0.0 } else { (i % 10) as f64 / 10.0 }).collect();
-            let plain = crate::linalg::weighted_scatter(&cm.zh, &a.iter().map(|x| x / n as f64).collect::<Vec<_>>());
+            let a: Vec<f64> = (0..n)
+                .map(|i| {
+                    if i < ones {
+                        1.0
+                    } else if i < ones + zeros {
+                        0.0
+                    } else {
+                        (i % 10) as f64 / 10.0
+                    }
+                })
+                .collect();
+            let plain = crate::linalg::weighted_scatter(
+                &cm.zh,
+                &a.iter().map(|x| x / n as f64).collect::<Vec<_>>(),
+            );
             let diff = (cm.normalised_scatter(&a) - &plain).amax();
-            assert!(diff < 1e-12 * plain.amax(), "{ones} ones, {zeros} zeros: {diff}");
+            assert!(
+                diff < 1e-12 * plain.amax(),
+                "{ones} ones, {zeros} zeros: {diff}"
+            );
         }
     }
 
@@ -414,10 +513,16 @@ mod tests {
         let n = 7.0;
         let q = [0.0, 0.5, 2.0, 3.5, 7.0, 20.0, 1.0];
         for beta in [0.0, 0.1, 0.7, 2.0, 50.0] {
-            let value = |t: f64| n - t * beta - q.iter().map(|qi| (1.0 - t * qi / n).max(0.0)).sum::<f64>();
-            let grid = (0..=200_000).map(|k| value(k as f64 * 1e-4)).fold(0.0f64, f64::max);
+            let value =
+                |t: f64| n - t * beta - q.iter().map(|qi| (1.0 - t * qi / n).max(0.0)).sum::<f64>();
+            let grid = (0..=200_000)
+                .map(|k| value(k as f64 * 1e-4))
+                .fold(0.0f64, f64::max);
             let best = best_scaled_bound(n, beta, &q);
-            assert!(best >= grid - 1e-12 && best <= grid + 1e-3, "beta {beta}: {best} vs grid {grid}");
+            assert!(
+                best >= grid - 1e-12 && best <= grid + 1e-3,
+                "beta {beta}: {best} vs grid {grid}"
+            );
             let (t, v) = best_scale(n, beta, &q);
             assert!((value(t) - v).abs() < 1e-12 && (v.max(0.0) - best).abs() < 1e-12);
         }
@@ -428,8 +533,13 @@ mod tests {
     #[test]
     fn best_scale_matches_sorted_scan() {
         let plain = |n: f64, beta: f64, q: &[f64]| {
-            let value = |t: f64| n - t * beta - q.iter().map(|qi| (1.0 - t * qi / n).max(0.0)).sum::<f64>();
-            let mut breaks: Vec<(f64, f64)> = q.iter().filter(|qi| **qi > 0.0).map(|qi| (n / qi, qi / n)).collect();
+            let value =
+                |t: f64| n - t * beta - q.iter().map(|qi| (1.0 - t * qi / n).max(0.0)).sum::<f64>();
+            let mut breaks: Vec<(f64, f64)> = q
+                .iter()
+                .filter(|qi| **qi > 0.0)
+                .map(|qi| (n / qi, qi / n))
+                .collect();
             breaks.sort_by(|a, b| a.0.total_cmp(&b.0));
             let mut slope = -beta + breaks.iter().map(|b| b.1).sum::<f64>();
             let mut best_t = 0.0;
@@ -444,18 +554,25 @@ mod tests {
         };
         let mut state = 7u64;
         let mut uniform = move || {
-            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             (state >> 11) as f64 / (1u64 << 53) as f64
         };
         for case in 0..200 {
             let len = 1 + case * 7;
             let n = len as f64;
             // Quadratic forms around n (margins around 0), a few far below or above.
-            let q: Vec<f64> = (0..len).map(|_| n * (0.3 + 1.4 * uniform()).powi(if uniform() < 0.1 { 3 } else { 1 })).collect();
+            let q: Vec<f64> = (0..len)
+                .map(|_| n * (0.3 + 1.4 * uniform()).powi(if uniform() < 0.1 { 3 } else { 1 }))
+                .collect();
             let beta = n * 2.0 * uniform();
             let (_, v) = best_scale(n, beta, &q);
             let expect = plain(n, beta, &q);
-            assert!((v - expect).abs() <= 1e-9 * n, "case {case}: {v} vs {expect}");
+            assert!(
+                (v - expect).abs() <= 1e-9 * n,
+                "case {case}: {v} vs {expect}"
+            );
         }
     }
 }

@@ -8,7 +8,11 @@ pub enum ScoreError {
     #[error("{what} has a non-finite entry (NaN or infinity) at {index}")]
     NonFinite { what: &'static str, index: usize },
     #[error("{what} has dimension {got}, expected {expected}")]
-    DimensionMismatch { what: &'static str, expected: usize, got: usize },
+    DimensionMismatch {
+        what: &'static str,
+        expected: usize,
+        got: usize,
+    },
     #[error("Gamma must be symmetric positive definite")]
     GammaNotPositiveDefinite,
     #[error("the width gamma must lie in (0, 1), got {0}")]

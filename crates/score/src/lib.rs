@@ -21,11 +21,13 @@ pub mod membership;
 pub mod oracle;
 pub mod sp;
 
-pub use anchor::{minimise_cm, Anchor, BallDomain};
+pub use anchor::{Anchor, BallDomain, minimise_cm};
 pub use clarabel_backend::{ClarabelCm, ClarabelSettings, ClarabelSp};
 pub use cm::{CertifiedMean, Cut};
 pub use error::ScoreError;
-pub use membership::{chord_by_bisection, decide, evaluate_batch, on_line, Chord, Decision, Refinement};
 pub use fast::{FastCm, FastSettings, FastSp};
+pub use membership::{
+    Chord, Decision, Refinement, chord_by_bisection, decide, evaluate_batch, on_line,
+};
 pub use oracle::{ScoreEval, ScoreOracle};
 pub use sp::Spectral;

@@ -33,7 +33,10 @@ pub fn weighted_scatter(points: &DMatrix<f64>, coeffs: &[f64]) -> DMatrix<f64> {
 /// `p_i^T Z p_i` for the columns `p_i` of `points`.
 pub fn quad_forms(points: &DMatrix<f64>, z: &DMatrix<f64>) -> Vec<f64> {
     let zp = crate::fast::dense::mul(false, false, z, points);
-    zp.column_iter().zip(points.column_iter()).map(|(a, b)| a.dot(&b)).collect()
+    zp.column_iter()
+        .zip(points.column_iter())
+        .map(|(a, b)| a.dot(&b))
+        .collect()
 }
 
 /// `tr(A B)` for symmetric `A`, `B`.

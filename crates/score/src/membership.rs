@@ -21,8 +21,8 @@
 //!
 //! **Chords.** A chord endpoint is located by bisection on these answers to within `tol` along
 //! the line.
-use crate::oracle::{ScoreEval, ScoreOracle};
 use crate::ScoreError;
+use crate::oracle::{ScoreEval, ScoreOracle};
 use rayon::prelude::*;
 
 /// How [`decide`] refines a bracket that contains the level (MATH.md 4.5b).
@@ -57,7 +57,12 @@ pub struct Refinement {
 
 impl Default for Refinement {
     fn default() -> Self {
-        Refinement { factor: 100.0, floor: 1e-10, stall: 0.5, max_refinements: 8 }
+        Refinement {
+            factor: 100.0,
+            floor: 1e-10,
+            stall: 0.5,
+            max_refinements: 8,
+        }
     }
 }
 
@@ -102,7 +107,11 @@ pub fn member_from_bracket(eval: &ScoreEval, level: f64) -> Option<bool> {
 /// level once the floor has been asked for or attained, once a refinement stalls
 /// ([`Refinement::stall`]: the backend cannot tighten), or after
 /// [`Refinement::max_refinements`].
-pub fn decide<O: ScoreOracle + ?Sized>(oracle: &O, theta: &[f64], level: f64) -> Result<Decision, ScoreError> {
+pub fn decide<O: ScoreOracle + ?Sized>(
+    oracle: &O,
+    theta: &[f64],
+    level: f64,
+) -> Result<Decision, ScoreError> {
     let settings = oracle.refinement();
     let floor = settings.floor_points(oracle.max_score());
     let mut eval = oracle.member_eval(theta, level)?;
@@ -111,17 +120,32 @@ pub fn decide<O: ScoreOracle + ?Sized>(oracle: &O, theta: &[f64], level: f64) ->
     let mut refinements = 0;
     loop {
         if let Some(member) = member_from_bracket(&eval, level) {
-            return Ok(Decision { member, eval, refinements, tie: false });
+            return Ok(Decision {
+                member,
+                eval,
+                refinements,
+                tie: false,
+            });
         }
         let width = eval.width();
         if requested <= floor || width <= floor || refinements == settings.max_refinements {
-            return Ok(Decision { member: true, eval, refinements, tie: true });
+            return Ok(Decision {
+                member: true,
+                eval,
+                refinements,
+                tie: true,
+            });
         }
         requested = (width / settings.factor).max(floor);
         eval = oracle.member_eval_to(theta, level, requested)?;
         refinements += 1;
         if eval.width() > settings.stall * width && member_from_bracket(&eval, level).is_none() {
-            return Ok(Decision { member: true, eval, refinements, tie: true });
+            return Ok(Decision {
+                member: true,
+                eval,
+                refinements,
+                tie: true,
+            });
         }
     }
 }
@@ -137,12 +161,24 @@ pub struct Chord {
 }
 
 /// Check the arguments of a chord query (see [`chord_by_bisection`]).
-pub fn check_chord_args<O: ScoreOracle + ?Sized>(oracle: &O, x: &[f64], u: &[f64], range: (f64, f64), tol: f64) -> Result<(), ScoreError> {
+pub fn check_chord_args<O: ScoreOracle + ?Sized>(
+    oracle: &O,
+    x: &[f64],
+    u: &[f64],
+    range: (f64, f64),
+    tol: f64,
+) -> Result<(), ScoreError> {
     if x.len() != u.len() || x.len() != oracle.dim() {
-        return Err(ScoreError::DimensionMismatch { what: "chord point or direction", expected: oracle.dim(), got: u.len() });
+        return Err(ScoreError::DimensionMismatch {
+            what: "chord point or direction",
+            expected: oracle.dim(),
+            got: u.len(),
+        });
     }
     if !(range.0 <= 0.0 && range.1 >= 0.0 && tol > 0.0) {
-        return Err(ScoreError::InvalidParameter("chord needs lo_max <= 0 <= hi_max and tol > 0".into()));
+        return Err(ScoreError::InvalidParameter(
+            "chord needs lo_max <= 0 <= hi_max and tol > 0".into(),
+        ));
     }
     Ok(())
 }
@@ -166,7 +202,11 @@ pub fn chord_by_bisection<O: ScoreOracle + ?Sized>(
     check_chord_args(oracle, x, u, range, tol)?;
     let (hi, hi_queries) = end_by_bisection(oracle, x, u, level, (0.0, range.1), tol)?;
     let (lo, lo_queries) = end_by_bisection(oracle, x, u, level, (0.0, range.0), tol)?;
-    Ok(Chord { lo, hi, queries: hi_queries + lo_queries })
+    Ok(Chord {
+        lo,
+        hi,
+        queries: hi_queries + lo_queries,
+    })
 }
 
 /// One end of the chord by bisection on membership decisions between `inside` (a step known to be
@@ -202,6 +242,9 @@ pub fn end_by_bisection<O: ScoreOracle + ?Sized>(
 
 /// Evaluate many parameters in parallel (rayon). Oracles with warm-start state share it, so
 /// for independent chains prefer one oracle clone per chain.
-pub fn evaluate_batch<O: ScoreOracle + Sync + ?Sized>(oracle: &O, thetas: &[Vec<f64>]) -> Vec<Result<ScoreEval, ScoreError>> {
+pub fn evaluate_batch<O: ScoreOracle + Sync + ?Sized>(
+    oracle: &O,
+    thetas: &[Vec<f64>],
+) -> Vec<Result<ScoreEval, ScoreError>> {
     thetas.par_iter().map(|t| oracle.evaluate(t)).collect()
 }

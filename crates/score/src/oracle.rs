@@ -1,7 +1,7 @@
 //! The seam between scores and the sampler: a score oracle evaluates `s(theta; Y)` with a
 //! certified bracket (MATH.md 3.2).
-use crate::membership::{Chord, Decision, Refinement};
 use crate::ScoreError;
+use crate::membership::{Chord, Decision, Refinement};
 
 /// One evaluation of a score at a parameter `theta`.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -20,13 +20,27 @@ pub struct ScoreEval {
 impl ScoreEval {
     /// The value outside the domain: `n`, exactly.
     pub fn outside(n: f64) -> Self {
-        ScoreEval { score: n, lower: n, upper: n, in_domain: false }
+        ScoreEval {
+            score: n,
+            lower: n,
+            upper: n,
+            in_domain: false,
+        }
     }
 
     /// Build from a solver value and certified bounds; the value is clamped into the bracket.
     pub fn bracketed(value: f64, lower: f64, upper: f64) -> Self {
-        let value = if value.is_finite() { value.clamp(lower, upper) } else { upper };
-        ScoreEval { score: value, lower, upper, in_domain: true }
+        let value = if value.is_finite() {
+            value.clamp(lower, upper)
+        } else {
+            upper
+        };
+        ScoreEval {
+            score: value,
+            lower,
+            upper,
+            in_domain: true,
+        }
     }
 
     /// Width of the certified bracket.
@@ -86,7 +100,12 @@ pub trait ScoreOracle {
     /// refines. Default: [`ScoreOracle::member_eval`], a backend that cannot tighten its
     /// brackets (its undecided queries then go to the tie rule). A backend that cannot reach
     /// `accuracy` still returns a certified bracket, wider than asked.
-    fn member_eval_to(&self, theta: &[f64], level: f64, accuracy: f64) -> Result<ScoreEval, ScoreError> {
+    fn member_eval_to(
+        &self,
+        theta: &[f64],
+        level: f64,
+        accuracy: f64,
+    ) -> Result<ScoreEval, ScoreError> {
         let _ = accuracy;
         self.member_eval(theta, level)
     }
@@ -108,7 +127,14 @@ pub trait ScoreOracle {
     /// leaves the parameter domain), each end within `tol` (see [`crate::membership`]).
     /// The default bisects on [`ScoreOracle::member`]; backends may solve for the ends
     /// directly.
-    fn chord(&self, x: &[f64], u: &[f64], level: f64, range: (f64, f64), tol: f64) -> Result<Chord, ScoreError> {
+    fn chord(
+        &self,
+        x: &[f64],
+        u: &[f64],
+        level: f64,
+        range: (f64, f64),
+        tol: f64,
+    ) -> Result<Chord, ScoreError> {
         crate::membership::chord_by_bisection(self, x, u, level, range, tol)
     }
 }

@@ -54,8 +54,14 @@ impl Factor {
     /// Map a dual `Yw` of the whitened LMIs back: `L^{-T} Yw L^{-1}` (symmetrised).
     pub fn unwhiten(&self, yw: &DMatrix<f64>) -> DMatrix<f64> {
         let l = self.chol.l();
-        let half = l.transpose().solve_upper_triangular(yw).expect("invertible");
-        let full = l.transpose().solve_upper_triangular(&half.transpose()).expect("invertible");
+        let half = l
+            .transpose()
+            .solve_upper_triangular(yw)
+            .expect("invertible");
+        let full = l
+            .transpose()
+            .solve_upper_triangular(&half.transpose())
+            .expect("invertible");
         (&full + full.transpose()) * 0.5
     }
 }
@@ -75,7 +81,11 @@ impl Spectral {
         if !(width > 0.0 && width < 1.0) {
             return Err(ScoreError::WidthOutOfRange(width));
         }
-        Ok(Spectral { x: points.transpose(), lambda, width })
+        Ok(Spectral {
+            x: points.transpose(),
+            lambda,
+            width,
+        })
     }
 
     pub fn n(&self) -> usize {
@@ -113,28 +123,45 @@ impl Spectral {
     /// Check `theta` (length, finiteness) and unpack it into `S`.
     pub fn candidate(&self, theta: &[f64]) -> Result<Candidate, ScoreError> {
         if side_of(theta.len()) != Some(self.d()) {
-            return Err(ScoreError::DimensionMismatch { what: "svec(S)", expected: self.dim(), got: theta.len() });
+            return Err(ScoreError::DimensionMismatch {
+                what: "svec(S)",
+                expected: self.dim(),
+                got: theta.len(),
+            });
         }
         check_finite("S", theta)?;
         let d = self.d();
         let matrix = DMatrix::from_row_slice(d, d, &smat(d, theta));
         let factor = Cholesky::new(matrix.clone()).map(|chol| {
-            let whitened = chol.l().solve_lower_triangular(&self.x).expect("Cholesky factor is invertible");
+            let whitened = chol
+                .l()
+                .solve_lower_triangular(&self.x)
+                .expect("Cholesky factor is invertible");
             let caps = whitened
                 .column_iter()
                 .map(|w| {
                     let lev = w.norm_squared();
-                    if lev > 0.0 { (self.lambda / lev).min(1.0) } else { 1.0 }
+                    if lev > 0.0 {
+                        (self.lambda / lev).min(1.0)
+                    } else {
+                        1.0
+                    }
                 })
                 .collect();
-            Factor { chol, whitened, caps }
+            Factor {
+                chol,
+                whitened,
+                caps,
+            }
         });
         Ok(Candidate { matrix, factor })
     }
 
     /// `theta = svec(S)` for a symmetric matrix.
     pub fn theta_of(matrix: &DMatrix<f64>) -> Vec<f64> {
-        svec(matrix.nrows(), |i, j| 0.5 * (matrix[(i, j)] + matrix[(j, i)]))
+        svec(matrix.nrows(), |i, j| {
+            0.5 * (matrix[(i, j)] + matrix[(j, i)])
+        })
     }
 
     /// `sum_i c_i x_i x_i^T`.
@@ -144,7 +171,10 @@ impl Spectral {
 
     /// Certified upper bound from candidate weights (see the module doc).
     pub fn upper_bound(&self, s: &Candidate, candidate: &[f64]) -> f64 {
-        let factor = s.factor.as_ref().expect("upper_bound needs S positive definite");
+        let factor = s
+            .factor
+            .as_ref()
+            .expect("upper_bound needs S positive definite");
         let n = self.n() as f64;
         let mut a: Vec<f64> = candidate
             .iter()
@@ -152,7 +182,12 @@ impl Spectral {
             .map(|(x, u)| if x.is_finite() { x.clamp(0.0, *u) } else { 0.0 })
             .collect();
         // Eigenvalues of S^{-1/2} P_a S^{-1/2} / n, i.e. of sum (a_i / n) w_i w_i^T.
-        let whitened = |a: &[f64]| eigen_range(&linalg::weighted_scatter(&factor.whitened, &scaled(a, 1.0 / n)));
+        let whitened = |a: &[f64]| {
+            eigen_range(&linalg::weighted_scatter(
+                &factor.whitened,
+                &scaled(a, 1.0 / n),
+            ))
+        };
         let (mut mu_min, mu_max) = whitened(&a);
         let cap = 1.0 + self.width;
         if mu_max > cap {
@@ -167,7 +202,10 @@ impl Spectral {
 
     /// Certified lower bound from candidate duals of the two normalised LMIs.
     pub fn lower_bound(&self, s: &Candidate, y1: &DMatrix<f64>, y2: &DMatrix<f64>) -> f64 {
-        let factor = s.factor.as_ref().expect("lower_bound needs S positive definite");
+        let factor = s
+            .factor
+            .as_ref()
+            .expect("lower_bound needs S positive definite");
         let n = self.n() as f64;
         let y1 = psd_projection(y1);
         let mut y2 = psd_projection(y2);
@@ -190,7 +228,14 @@ impl Spectral {
 
     /// The bracket for a solver's primal weights and dual matrices, or the largest value
     /// outside the domain.
-    pub fn certify(&self, s: &Candidate, weights: &[f64], t: f64, y1: &DMatrix<f64>, y2: &DMatrix<f64>) -> ScoreEval {
+    pub fn certify(
+        &self,
+        s: &Candidate,
+        weights: &[f64],
+        t: f64,
+        y1: &DMatrix<f64>,
+        y2: &DMatrix<f64>,
+    ) -> ScoreEval {
         if s.factor.is_none() {
             return ScoreEval::outside(self.max_score());
         }

@@ -5,7 +5,7 @@ mod common;
 use common::*;
 use nalgebra::{DMatrix, DVector};
 use sosdp_eval::{Adversary, CorruptedSample};
-use sosdp_score::{minimise_cm, CertifiedMean, ClarabelCm, ScoreOracle};
+use sosdp_score::{CertifiedMean, ClarabelCm, ScoreOracle, minimise_cm};
 
 /// Largest `s` with `score(from + s u) <= level`, by bisection (the sublevel set is convex).
 fn reach(oracle: &ClarabelCm, from: &DVector<f64>, u: &DVector<f64>, level: f64) -> f64 {
@@ -26,24 +26,44 @@ fn check_cluster_at(distance: f64, seed: u64) {
     let (n, d) = (2000, 5);
     let mut rng = rng(seed);
     let mean = vec![1.0, -2.0, 0.5, 0.0, 3.0];
-    let adversary = Adversary::ShiftedCluster { distance, axis: 0, spread: 0.01 };
+    let adversary = Adversary::ShiftedCluster {
+        distance,
+        axis: 0,
+        spread: 0.01,
+    };
     let sample = CorruptedSample::identity_covariance(&mut rng, n, &mean, 0.05, &adversary);
     let plain: DVector<f64> = sample.data.row_mean().transpose();
     let truth = DVector::from_column_slice(&mean);
     // The centre is data-independent in the learner; here: the truth moved by 0.1.
     let offset = DVector::from_column_slice(&normal_vec(&mut rng, d)).normalize() * 0.1;
     let centre = &truth + offset;
-    let cm = CertifiedMean::new(&sample.data, centre.as_slice(), &(DMatrix::identity(d, d) * 1.35)).unwrap();
+    let cm = CertifiedMean::new(
+        &sample.data,
+        centre.as_slice(),
+        &(DMatrix::identity(d, d) * 1.35),
+    )
+    .unwrap();
     let oracle = ClarabelCm::new(cm);
     let anchor = minimise_cm(&oracle, None).unwrap();
     let theta0 = DVector::from_column_slice(&anchor.theta);
     let err = (&theta0 - &truth).norm();
-    assert!(err <= 0.2, "distance {distance}: minimiser is {err} from the mean (plain mean: {})", (&plain - &truth).norm());
+    assert!(
+        err <= 0.2,
+        "distance {distance}: minimiser is {err} from the mean (plain mean: {})",
+        (&plain - &truth).norm()
+    );
     assert!(anchor.radius > 0.0);
-    eprintln!("distance {distance}: minimiser error {err:.4}, plain mean error {:.4}, min score {:.2}, radius {:.2e}", (&plain - &truth).norm(), anchor.eval.score, anchor.radius);
+    eprintln!(
+        "distance {distance}: minimiser error {err:.4}, plain mean error {:.4}, min score {:.2}, radius {:.2e}",
+        (&plain - &truth).norm(),
+        anchor.eval.score,
+        anchor.radius
+    );
 
     let level = anchor.eval.upper + 0.05 * n as f64;
-    let mut directions: Vec<DVector<f64>> = (0..8).map(|_| DVector::from_column_slice(&normal_vec(&mut rng, d)).normalize()).collect();
+    let mut directions: Vec<DVector<f64>> = (0..8)
+        .map(|_| DVector::from_column_slice(&normal_vec(&mut rng, d)).normalize())
+        .collect();
     for sign in [1.0, -1.0] {
         let mut e = DVector::zeros(d);
         e[0] = sign;
@@ -52,7 +72,10 @@ fn check_cluster_at(distance: f64, seed: u64) {
     for u in &directions {
         let s = reach(&oracle, &theta0, u, level);
         eprintln!("  reach {s:.4}");
-        assert!(s <= 0.5, "distance {distance}: a point at {s} from the minimiser along {u:?} has CM <= min + 0.05 n");
+        assert!(
+            s <= 0.5,
+            "distance {distance}: a point at {s} from the minimiser along {u:?} has CM <= min + 0.05 n"
+        );
         assert!(s > 0.0);
     }
 }

@@ -6,13 +6,19 @@ mod common;
 use common::{normal_vec, random_theta, rng};
 use nalgebra::DMatrix;
 use sosdp_eval::{Adversary, CorruptedSample};
-use sosdp_score::{decide, CertifiedMean, FastCm, FastSettings, Refinement, ScoreError, ScoreEval, ScoreOracle};
+use sosdp_score::{
+    CertifiedMean, FastCm, FastSettings, Refinement, ScoreError, ScoreEval, ScoreOracle, decide,
+};
 use std::cell::Cell;
 
 fn instance(seed: u64, n: usize, d: usize, g: f64) -> CertifiedMean {
     let mut r = rng(seed);
     let mean: Vec<f64> = normal_vec(&mut r, d).iter().map(|x| 0.3 * x).collect();
-    let adversary = Adversary::ShiftedCluster { distance: 4.0, axis: 0, spread: 0.1 };
+    let adversary = Adversary::ShiftedCluster {
+        distance: 4.0,
+        axis: 0,
+        spread: 0.1,
+    };
     let data = CorruptedSample::identity_covariance(&mut r, n, &mean, 0.05, &adversary).data;
     CertifiedMean::new(&data, &vec![0.0; d], &(DMatrix::identity(d, d) * g)).unwrap()
 }
@@ -27,7 +33,12 @@ fn decisions_near_a_level_are_exact_warm_and_cold() {
     let (n, d, g) = (1000, 3, 1.5);
     let cm = instance(41, n, d, g);
     let warm = FastCm::new(cm.clone());
-    let cold = || FastCm::new(cm.clone()).with_settings(FastSettings { warm_start: false, ..FastSettings::default() });
+    let cold = || {
+        FastCm::new(cm.clone()).with_settings(FastSettings {
+            warm_start: false,
+            ..FastSettings::default()
+        })
+    };
     let mut r = rng(410);
     let (mut decided, mut refined, mut points) = (0, 0, 0);
     for _ in 0..10 {
@@ -39,18 +50,31 @@ fn decisions_near_a_level_are_exact_warm_and_cold() {
         points += 1;
         for offset in [-3e-4, -3e-5, -3e-6, -1e-6, 1e-6, 3e-6, 3e-5, 3e-4] {
             let level = truth.score + offset;
-            let (a, b) = (warm.decide(&theta, level).unwrap(), cold().decide(&theta, level).unwrap());
+            let (a, b) = (
+                warm.decide(&theta, level).unwrap(),
+                cold().decide(&theta, level).unwrap(),
+            );
             for decision in [a, b] {
-                assert_eq!(decision.member, offset > 0.0, "score {truth:?}, level {level}: {decision:?}");
+                assert_eq!(
+                    decision.member,
+                    offset > 0.0,
+                    "score {truth:?}, level {level}: {decision:?}"
+                );
                 assert!(!decision.tie, "{decision:?}");
                 refined += (decision.refinements > 0) as usize;
                 decided += 1;
             }
         }
     }
-    assert!(points >= 6 && decided == 16 * points, "{points} points, {decided} decisions");
+    assert!(
+        points >= 6 && decided == 16 * points,
+        "{points} points, {decided} decisions"
+    );
     println!("{refined} of {decided} decisions at {points} points refined");
-    assert!(refined >= decided / 4, "only {refined} of {decided} decisions were refined: the levels are not near the score");
+    assert!(
+        refined >= decided / 4,
+        "only {refined} of {decided} decisions were refined: the levels are not near the score"
+    );
 }
 
 /// A score known exactly, `s(theta) = theta_0`, whose brackets are placed by a state: each
@@ -64,7 +88,10 @@ struct Placed {
 
 impl Placed {
     fn new(tighten: bool) -> Self {
-        Placed { calls: Cell::new(0), tighten }
+        Placed {
+            calls: Cell::new(0),
+            tighten,
+        }
     }
 
     fn bracket(&self, s: f64, width: f64) -> ScoreEval {
@@ -72,7 +99,11 @@ impl Placed {
         self.calls.set(k + 1);
         let share = 0.05 + 0.9 * ((k as f64 * 0.618034) % 1.0);
         let lower = s - share * width;
-        ScoreEval::bracketed(lower + ((k as f64 * 0.414214) % 1.0) * width, lower, lower + width)
+        ScoreEval::bracketed(
+            lower + ((k as f64 * 0.414214) % 1.0) * width,
+            lower,
+            lower + width,
+        )
     }
 }
 
@@ -93,8 +124,17 @@ impl ScoreOracle for Placed {
         Ok(self.bracket(theta[0], 1e-3))
     }
 
-    fn member_eval_to(&self, theta: &[f64], level: f64, accuracy: f64) -> Result<ScoreEval, ScoreError> {
-        if self.tighten { Ok(self.bracket(theta[0], accuracy)) } else { self.member_eval(theta, level) }
+    fn member_eval_to(
+        &self,
+        theta: &[f64],
+        level: f64,
+        accuracy: f64,
+    ) -> Result<ScoreEval, ScoreError> {
+        if self.tighten {
+            Ok(self.bracket(theta[0], accuracy))
+        } else {
+            self.member_eval(theta, level)
+        }
     }
 }
 
@@ -118,7 +158,10 @@ fn floor_and_tie_rule() {
         let oracle = Placed::new(true);
         oracle.calls.set(start);
         let at = decide(&oracle, &[s], s).unwrap();
-        assert!(at.member && at.tie && at.refinements == 4 && at.eval.width() <= 1.01 * floor, "{at:?}");
+        assert!(
+            at.member && at.tie && at.refinements == 4 && at.eval.width() <= 1.01 * floor,
+            "{at:?}"
+        );
         for (level, member) in [(s + 2.0 * floor, true), (s - 2.0 * floor, false)] {
             let d = decide(&oracle, &[s], level).unwrap();
             assert!(d.member == member && !d.tie, "level {level}: {d:?}");
@@ -129,8 +172,15 @@ fn floor_and_tie_rule() {
         assert!(d.member && d.tie && d.refinements == 1, "{d:?}");
         for (level, member) in [(s + 2e-3, true), (s - 2e-3, false)] {
             let d = decide(&stuck, &[s], level).unwrap();
-            assert!(d.member == member && !d.tie && d.refinements == 0, "level {level}: {d:?}");
+            assert!(
+                d.member == member && !d.tie && d.refinements == 0,
+                "level {level}: {d:?}"
+            );
         }
     }
-    assert_eq!(old_rule, [true, true], "the value inside the bracket does not depend on the state");
+    assert_eq!(
+        old_rule,
+        [true, true],
+        "the value inside the bracket does not depend on the state"
+    );
 }

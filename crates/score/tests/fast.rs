@@ -5,12 +5,18 @@ mod common;
 use common::{normal_vec, random_theta, rng};
 use nalgebra::DMatrix;
 use sosdp_eval::{Adversary, CorruptedSample};
-use sosdp_score::{chord_by_bisection, evaluate_batch, CertifiedMean, ClarabelCm, FastCm, ScoreOracle};
+use sosdp_score::{
+    CertifiedMean, ClarabelCm, FastCm, ScoreOracle, chord_by_bisection, evaluate_batch,
+};
 
 fn instance(seed: u64, n: usize, d: usize, g: f64) -> CertifiedMean {
     let mut r = rng(seed);
     let mean: Vec<f64> = normal_vec(&mut r, d).iter().map(|x| 0.3 * x).collect();
-    let adversary = Adversary::ShiftedCluster { distance: 4.0, axis: 0, spread: 0.1 };
+    let adversary = Adversary::ShiftedCluster {
+        distance: 4.0,
+        axis: 0,
+        spread: 0.1,
+    };
     let data = CorruptedSample::identity_covariance(&mut r, n, &mean, 0.05, &adversary).data;
     CertifiedMean::new(&data, &vec![0.0; d], &(DMatrix::identity(d, d) * g)).unwrap()
 }
@@ -33,10 +39,19 @@ fn fast_agrees_with_clarabel() {
             }
             let theta = random_theta(&mut r, d, g, 0.1 + 0.85 * (k as f64) / 8.0);
             let (a, stats) = fast.evaluate_detailed(&theta, None).unwrap();
-            assert!(!stats.fallback && stats.iterations > 0, "the fast path must answer: {stats:?}");
+            assert!(
+                !stats.fallback && stats.iterations > 0,
+                "the fast path must answer: {stats:?}"
+            );
             let b = reference.evaluate(&theta).unwrap();
-            assert!((a.score - b.score).abs() <= 1e-6 * n as f64, "n {n} d {d} theta {theta:?}: fast {a:?} clarabel {b:?}");
-            assert!(a.lower <= b.upper + 1e-9 && b.lower <= a.upper + 1e-9, "brackets disjoint: {a:?} {b:?}");
+            assert!(
+                (a.score - b.score).abs() <= 1e-6 * n as f64,
+                "n {n} d {d} theta {theta:?}: fast {a:?} clarabel {b:?}"
+            );
+            assert!(
+                a.lower <= b.upper + 1e-9 && b.lower <= a.upper + 1e-9,
+                "brackets disjoint: {a:?} {b:?}"
+            );
             assert!(a.width() <= 1e-3);
             checked += 1;
             if a.score > 1.0 && a.score < n as f64 - 1.0 {
@@ -45,7 +60,10 @@ fn fast_agrees_with_clarabel() {
         }
     }
     assert_eq!(checked, 24);
-    assert!(interior >= 16, "too few interior scores ({interior}) for the test to mean anything");
+    assert!(
+        interior >= 16,
+        "too few interior scores ({interior}) for the test to mean anything"
+    );
 }
 
 /// Outside the CM domain both backends report the "infinite" value n.
@@ -73,7 +91,10 @@ fn boundary_is_certified_by_both_backends() {
         let u = random_theta(&mut r, d, g, 1.0);
         let (_, hi) = cm.line_domain(&vec![0.0; d], &u).unwrap();
         let theta: Vec<f64> = u.iter().map(|x| x * hi * (1.0 - 1e-12)).collect();
-        for e in [fast.evaluate(&theta).unwrap(), reference.evaluate(&theta).unwrap()] {
+        for e in [
+            fast.evaluate(&theta).unwrap(),
+            reference.evaluate(&theta).unwrap(),
+        ] {
             assert!(e.in_domain && e.lower >= n as f64 - 1e-3, "{e:?}");
         }
     }
@@ -122,12 +143,23 @@ fn far_queries_after_a_warm_solve_are_answered_right() {
             fast.evaluate(&inside).unwrap();
             let (eval, stats) = fast.evaluate_detailed(&far, Some(s + offset)).unwrap();
             assert!(!stats.fallback, "{stats:?}");
-            assert_eq!(eval.upper <= s + offset, offset > 0.0, "score {s}, level {}: {eval:?}", s + offset);
-            assert!(eval.lower <= s + 1e-6 && s <= eval.upper + 1e-6, "score {s} outside {eval:?}");
+            assert_eq!(
+                eval.upper <= s + offset,
+                offset > 0.0,
+                "score {s}, level {}: {eval:?}",
+                s + offset
+            );
+            assert!(
+                eval.lower <= s + 1e-6 && s <= eval.upper + 1e-6,
+                "score {s} outside {eval:?}"
+            );
             restarts += stats.restarted_cold as usize;
         }
     }
-    assert!(restarts >= 1, "no query of 12 gave up its warm guess: the test does not reach the cold restart");
+    assert!(
+        restarts >= 1,
+        "no query of 12 gave up its warm guess: the test does not reach the cold restart"
+    );
 }
 
 /// Chord endpoints: just inside has score <= level (+ accuracy), just outside has score
@@ -153,10 +185,18 @@ fn chords_bracket_the_level_set() {
         assert!(c.lo < 0.0 && c.hi > 0.0 && c.queries > 2);
         for (end, limit) in [(c.hi, range.1), (c.lo, range.0)] {
             let dir = end.signum();
-            let inside: Vec<f64> = x.iter().zip(&u).map(|(a, b)| a + (end - dir * 2.0 * tol) * b).collect();
+            let inside: Vec<f64> = x
+                .iter()
+                .zip(&u)
+                .map(|(a, b)| a + (end - dir * 2.0 * tol) * b)
+                .collect();
             assert!(reference.evaluate(&inside).unwrap().score <= level + 1e-3);
             if (end - limit).abs() > tol {
-                let outside: Vec<f64> = x.iter().zip(&u).map(|(a, b)| a + (end + dir * 2.0 * tol) * b).collect();
+                let outside: Vec<f64> = x
+                    .iter()
+                    .zip(&u)
+                    .map(|(a, b)| a + (end + dir * 2.0 * tol) * b)
+                    .collect();
                 assert!(reference.evaluate(&outside).unwrap().score > level - 1e-3);
             }
         }
@@ -189,11 +229,19 @@ fn outer_ends_contain_the_chord() {
             let range = cm.line_domain(&x, &u).unwrap();
             let c = chord_by_bisection(&reference, &x, &u, level, range, 1e-6).unwrap();
             if let Some(hi) = hi {
-                assert!(hi >= c.hi - 1e-5, "k {k}, d {d}: outer end {hi} inside the chord's end {}", c.hi);
+                assert!(
+                    hi >= c.hi - 1e-5,
+                    "k {k}, d {d}: outer end {hi} inside the chord's end {}",
+                    c.hi
+                );
                 bounded += 1;
             }
             if let Some(lo) = lo {
-                assert!(lo <= c.lo + 1e-5, "k {k}, d {d}: outer end {lo} inside the chord's end {}", c.lo);
+                assert!(
+                    lo <= c.lo + 1e-5,
+                    "k {k}, d {d}: outer end {lo} inside the chord's end {}",
+                    c.lo
+                );
                 bounded += 1;
             }
         }
@@ -225,15 +273,25 @@ fn direct_chords_agree_with_bisection() {
             let direct = fast.chord(&x, &u, level, range, tol).unwrap();
             let bisected = chord_by_bisection(&reference, &x, &u, level, range, tol).unwrap();
             assert!(direct.lo < 0.0 && direct.hi > 0.0, "{direct:?}");
-            assert!(direct.queries < bisected.queries, "{direct:?} vs {bisected:?}");
+            assert!(
+                direct.queries < bisected.queries,
+                "{direct:?} vs {bisected:?}"
+            );
             for (a, b) in [(direct.lo, bisected.lo), (direct.hi, bisected.hi)] {
-                assert!((a - b).abs() <= 2.0 * tol, "seed {seed} step {step}: direct {direct:?} bisection {bisected:?}");
+                assert!(
+                    (a - b).abs() <= 2.0 * tol,
+                    "seed {seed} step {step}: direct {direct:?} bisection {bisected:?}"
+                );
             }
             // The next chord goes through a point of this one.
             let s = direct.lo + (0.2 + 0.15 * step as f64) * (direct.hi - direct.lo);
             x = x.iter().zip(&u).map(|(a, b)| a + s * b).collect();
         }
-        assert_eq!(fast.bisected_ends(), 0, "every end must be certified by its own program");
+        assert_eq!(
+            fast.bisected_ends(),
+            0,
+            "every end must be certified by its own program"
+        );
         assert_eq!(fast.fallbacks(), 0);
     }
 }
@@ -258,18 +316,33 @@ fn cuts_bound_the_score_from_below() {
         let y = &e * e.transpose();
         let cut = cm.cut(&y, &at);
         assert!((cut.value(&at).max(0.0) - cm.lower_bound(&at, &y)).abs() < 1e-9);
-        assert!(cut.value(&at) > 0.5 * n as f64, "the test needs a cut that binds: {}", cut.value(&at));
+        assert!(
+            cut.value(&at) > 0.5 * n as f64,
+            "the test needs a cut that binds: {}",
+            cut.value(&at)
+        );
         for k in 0..5 {
             // Random points, and points on the ray towards `at` where the cut binds.
-            let theta = if k % 2 == 0 { random_theta(&mut r, d, g, 0.95) } else { at.iter().map(|a| a * (0.9 + 0.03 * k as f64)).collect() };
+            let theta = if k % 2 == 0 {
+                random_theta(&mut r, d, g, 0.95)
+            } else {
+                at.iter().map(|a| a * (0.9 + 0.03 * k as f64)).collect()
+            };
             let s = reference.evaluate(&theta).unwrap();
-            assert!(cut.value(&theta) <= s.upper + 1e-9, "cut {} above the score {s:?}", cut.value(&theta));
+            assert!(
+                cut.value(&theta) <= s.upper + 1e-9,
+                "cut {} above the score {s:?}",
+                cut.value(&theta)
+            );
             if cut.value(&theta) > 1.0 {
                 tight += 1;
             }
         }
     }
-    assert!(tight >= 2, "too few points where a cut is positive ({tight})");
+    assert!(
+        tight >= 2,
+        "too few points where a cut is positive ({tight})"
+    );
 }
 
 /// The fast anchor agrees with the clarabel anchor (score within the accuracy), without and
@@ -277,7 +350,7 @@ fn cuts_bound_the_score_from_below() {
 /// next level (checked with the reference backend on its boundary).
 #[test]
 fn fast_anchor_agrees_with_clarabel() {
-    use sosdp_score::{minimise_cm, BallDomain};
+    use sosdp_score::{BallDomain, minimise_cm};
     for (seed, n, d, g) in [(13u64, 1000usize, 3usize, 1.5), (14, 1500, 6, 1.6)] {
         let cm = instance(seed, n, d, g);
         let fast = FastCm::new(cm.clone());
@@ -287,13 +360,31 @@ fn fast_anchor_agrees_with_clarabel() {
         // A ball that excludes the unconstrained minimiser.
         let mut centre = free.theta.clone();
         centre[0] -= 0.3;
-        let ball = BallDomain { centre, radius: 0.2 };
-        for (domain, expected) in [(None, free), (Some(&ball), minimise_cm(&reference, Some(&ball)).unwrap())] {
+        let ball = BallDomain {
+            centre,
+            radius: 0.2,
+        };
+        for (domain, expected) in [
+            (None, free),
+            (Some(&ball), minimise_cm(&reference, Some(&ball)).unwrap()),
+        ] {
             let anchor = fast.minimise(domain).unwrap();
-            assert!((anchor.eval.score - expected.eval.score).abs() <= 1e-3, "n {n} d {d}: fast {anchor:?} clarabel {expected:?}");
-            assert!(anchor.eval.width() <= 1e-3 && anchor.radius > 0.0, "{anchor:?}");
+            assert!(
+                (anchor.eval.score - expected.eval.score).abs() <= 1e-3,
+                "n {n} d {d}: fast {anchor:?} clarabel {expected:?}"
+            );
+            assert!(
+                anchor.eval.width() <= 1e-3 && anchor.radius > 0.0,
+                "{anchor:?}"
+            );
             if let Some(b) = domain {
-                let dist = anchor.theta.iter().zip(&b.centre).map(|(t, c)| (t - c).powi(2)).sum::<f64>().sqrt();
+                let dist = anchor
+                    .theta
+                    .iter()
+                    .zip(&b.centre)
+                    .map(|(t, c)| (t - c).powi(2))
+                    .sum::<f64>()
+                    .sqrt();
                 assert!(dist <= b.radius + 1e-12, "outside the ball: {dist}");
                 assert!(expected.eval.score > free_score + 1.0, "the ball must bind");
             }
@@ -301,8 +392,15 @@ fn fast_anchor_agrees_with_clarabel() {
             for _ in 0..3 {
                 let u = random_theta(&mut r, d, g, 1.0);
                 let norm = u.iter().map(|a| a * a).sum::<f64>().sqrt();
-                let theta: Vec<f64> = anchor.theta.iter().zip(&u).map(|(a, b)| a + anchor.radius * b / norm).collect();
-                assert!(reference.evaluate(&theta).unwrap().score <= anchor.eval.upper + 1.0 + 1e-6);
+                let theta: Vec<f64> = anchor
+                    .theta
+                    .iter()
+                    .zip(&u)
+                    .map(|(a, b)| a + anchor.radius * b / norm)
+                    .collect();
+                assert!(
+                    reference.evaluate(&theta).unwrap().score <= anchor.eval.upper + 1.0 + 1e-6
+                );
             }
         }
         assert_eq!(fast.fallbacks(), 0);
@@ -316,7 +414,9 @@ fn batch_matches_sequential() {
     let cm = instance(7, n, d, g);
     let fast = FastCm::new(cm);
     let mut r = rng(77);
-    let thetas: Vec<Vec<f64>> = (0..6).map(|k| random_theta(&mut r, d, g, 0.15 * (k + 1) as f64)).collect();
+    let thetas: Vec<Vec<f64>> = (0..6)
+        .map(|k| random_theta(&mut r, d, g, 0.15 * (k + 1) as f64))
+        .collect();
     let batch = evaluate_batch(&fast, &thetas);
     for (theta, b) in thetas.iter().zip(batch) {
         let b = b.unwrap();
@@ -345,8 +445,14 @@ fn fast_sp_agrees_with_clarabel() {
             let (a, stats) = fast.evaluate_detailed(&theta, None).unwrap();
             assert!(!stats.fallback, "the fast path must answer: {stats:?}");
             let b = reference.evaluate(&theta).unwrap();
-            assert!((a.score - b.score).abs() <= 1e-6 * n as f64, "n {n} d {d}: fast {a:?} clarabel {b:?}");
-            assert!(a.lower <= b.upper + 1e-9 && b.lower <= a.upper + 1e-9, "brackets disjoint: {a:?} {b:?}");
+            assert!(
+                (a.score - b.score).abs() <= 1e-6 * n as f64,
+                "n {n} d {d}: fast {a:?} clarabel {b:?}"
+            );
+            assert!(
+                a.lower <= b.upper + 1e-9 && b.lower <= a.upper + 1e-9,
+                "brackets disjoint: {a:?} {b:?}"
+            );
             if a.score > 1.0 && a.score < fast.max_score() - 1.0 {
                 interior += 1;
             }

@@ -24,7 +24,10 @@ fn cm_has_sensitivity_one() {
         let (n, d) = (25 + trial, 1 + trial % 3);
         let data = small_data(&mut rng, n, d);
         let j = rng.random_range(0..n);
-        let far: Vec<f64> = normal_vec(&mut rng, d).iter().map(|x| x * [0.3, 2.0, 20.0][trial % 3]).collect();
+        let far: Vec<f64> = normal_vec(&mut rng, d)
+            .iter()
+            .map(|x| x * [0.3, 2.0, 20.0][trial % 3])
+            .collect();
         let other = neighbour(&data, j, &far);
         let (a, b) = (cm_oracle(&data, 1.5), cm_oracle(&other, 1.5));
         for _ in 0..3 {
@@ -41,8 +44,14 @@ fn cm_has_sensitivity_one() {
             }
         }
     }
-    assert!(nontrivial >= 30, "too few interior scores ({nontrivial}) for the test to mean anything");
-    assert!(largest > 0.2, "neighbours never moved the score (largest gap {largest})");
+    assert!(
+        nontrivial >= 30,
+        "too few interior scores ({nontrivial}) for the test to mean anything"
+    );
+    assert!(
+        largest > 0.2,
+        "neighbours never moved the score (largest gap {largest})"
+    );
 }
 
 #[test]
@@ -54,10 +63,16 @@ fn sp_has_sensitivity_one() {
         let (n, d) = (30 + trial, 1 + trial % 3);
         let data = small_data(&mut rng, n, d);
         let j = rng.random_range(0..n);
-        let far: Vec<f64> = normal_vec(&mut rng, d).iter().map(|x| x * [0.3, 3.0, 30.0][trial % 3]).collect();
+        let far: Vec<f64> = normal_vec(&mut rng, d)
+            .iter()
+            .map(|x| x * [0.3, 3.0, 30.0][trial % 3])
+            .collect();
         let other = neighbour(&data, j, &far);
         let (lambda, width) = (2.0 + d as f64, 0.3);
-        let (a, b) = (sp_oracle(&data, lambda, width), sp_oracle(&other, lambda, width));
+        let (a, b) = (
+            sp_oracle(&data, lambda, width),
+            sp_oracle(&other, lambda, width),
+        );
         for _ in 0..3 {
             let s = random_spd(&mut rng, d, 0.5, 3.0);
             let theta = Spectral::theta_of(&s);
@@ -70,8 +85,14 @@ fn sp_has_sensitivity_one() {
             }
         }
     }
-    assert!(nontrivial >= 20, "too few interior scores ({nontrivial}) for the test to mean anything");
-    assert!(largest > 0.2, "neighbours never moved the score (largest gap {largest})");
+    assert!(
+        nontrivial >= 20,
+        "too few interior scores ({nontrivial}) for the test to mean anything"
+    );
+    assert!(
+        largest > 0.2,
+        "neighbours never moved the score (largest gap {largest})"
+    );
 }
 
 #[test]
@@ -86,9 +107,16 @@ fn cm_is_quasi_convex_along_segments() {
         let (s0, s1) = (score(&oracle, &t0), score(&oracle, &t1));
         for step in 1..10 {
             let t = step as f64 / 10.0;
-            let mid: Vec<f64> = t0.iter().zip(&t1).map(|(a, b)| (1.0 - t) * a + t * b).collect();
+            let mid: Vec<f64> = t0
+                .iter()
+                .zip(&t1)
+                .map(|(a, b)| (1.0 - t) * a + t * b)
+                .collect();
             let sm = score(&oracle, &mid);
-            assert!(sm <= s0.max(s1) + 1e-6 * n as f64, "trial {trial}, t = {t}: {sm} > max({s0}, {s1})");
+            assert!(
+                sm <= s0.max(s1) + 1e-6 * n as f64,
+                "trial {trial}, t = {t}: {sm} > max({s0}, {s1})"
+            );
         }
     }
 }
@@ -102,12 +130,18 @@ fn sp_is_quasi_convex_along_segments() {
         let oracle = sp_oracle(&data, 2.0 + d as f64, 0.3);
         let s0 = random_spd(&mut rng, d, 0.3, 4.0);
         let s1 = random_spd(&mut rng, d, 0.3, 4.0);
-        let (v0, v1) = (score(&oracle, &Spectral::theta_of(&s0)), score(&oracle, &Spectral::theta_of(&s1)));
+        let (v0, v1) = (
+            score(&oracle, &Spectral::theta_of(&s0)),
+            score(&oracle, &Spectral::theta_of(&s1)),
+        );
         for step in 1..10 {
             let t = step as f64 / 10.0;
             let mid = &s0 * (1.0 - t) + &s1 * t;
             let vm = score(&oracle, &Spectral::theta_of(&mid));
-            assert!(vm <= v0.max(v1) + 1e-6 * n as f64, "trial {trial}, t = {t}: {vm} > max({v0}, {v1})");
+            assert!(
+                vm <= v0.max(v1) + 1e-6 * n as f64,
+                "trial {trial}, t = {t}: {vm} > max({v0}, {v1})"
+            );
         }
     }
 }
@@ -120,7 +154,10 @@ fn brackets_are_tight_and_outside_is_infinite() {
     for _ in 0..5 {
         let theta = random_theta(&mut rng, 3, 1.5, 0.95);
         let e = cm.evaluate(&theta).unwrap();
-        assert!(e.lower <= e.score && e.score <= e.upper && e.width() <= 1e-3, "{e:?}");
+        assert!(
+            e.lower <= e.score && e.score <= e.upper && e.width() <= 1e-3,
+            "{e:?}"
+        );
     }
     let far = [2.0, 0.0, 0.0];
     let e = cm.evaluate(&far).unwrap();
@@ -129,7 +166,10 @@ fn brackets_are_tight_and_outside_is_infinite() {
     let sp = sp_oracle(&data, 5.0, 0.3);
     let s = random_spd(&mut rng, 3, 0.5, 2.0);
     let e = sp.evaluate(&Spectral::theta_of(&s)).unwrap();
-    assert!(e.in_domain && e.lower <= e.score && e.score <= e.upper && e.width() <= 1e-3, "{e:?}");
+    assert!(
+        e.in_domain && e.lower <= e.score && e.score <= e.upper && e.width() <= 1e-3,
+        "{e:?}"
+    );
     let not_pd = DMatrix::from_diagonal_element(3, 3, -1.0);
     let e = sp.evaluate(&Spectral::theta_of(&not_pd)).unwrap();
     assert!(!e.in_domain && e.score == sp.max_score());
@@ -145,7 +185,9 @@ fn sp_brackets_stay_tight_for_ill_conditioned_matrices() {
         // Eigenvalues log-spaced over 1e-2 .. 1e3 in a random basis, for the data and for S.
         let ill = |rng: &mut rand::rngs::StdRng| {
             let q = random_spd(rng, d, 1.0, 2.0).symmetric_eigen().eigenvectors;
-            let eig = DMatrix::from_diagonal(&nalgebra::DVector::from_fn(d, |k, _| 10f64.powf(-2.0 + 5.0 * k as f64 / (d - 1) as f64)));
+            let eig = DMatrix::from_diagonal(&nalgebra::DVector::from_fn(d, |k, _| {
+                10f64.powf(-2.0 + 5.0 * k as f64 / (d - 1) as f64)
+            }));
             &q * eig * q.transpose()
         };
         let cov = ill(&mut rng);

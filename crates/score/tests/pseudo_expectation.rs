@@ -10,18 +10,27 @@ use sosdp_score::{CertifiedMean, ClarabelCm, ScoreOracle};
 use sosdp_sdp::{Polynomial, PseudoExpectationProgram, SolveSettings, Status, Variables};
 
 /// `n - max E~[sum w]` of the degree-2 relaxation.
-fn cm_by_pseudo_expectation(y: &DMatrix<f64>, c: &[f64], gamma: &DMatrix<f64>, theta: &[f64]) -> f64 {
+fn cm_by_pseudo_expectation(
+    y: &DMatrix<f64>,
+    c: &[f64],
+    gamma: &DMatrix<f64>,
+    theta: &[f64],
+) -> f64 {
     let (n, dim) = y.shape();
     let mut vars = Variables::new();
     let w = vars.add_many("w", n);
-    let x: Vec<Vec<_>> = (0..n).map(|i| vars.add_many(&format!("x{i}_"), dim)).collect();
+    let x: Vec<Vec<_>> = (0..n)
+        .map(|i| vars.add_many(&format!("x{i}_"), dim))
+        .collect();
     let mut program = PseudoExpectationProgram::new(&vars, 1);
     let inv_n = 1.0 / n as f64;
     for i in 0..n {
         let wi = Polynomial::var(w[i]);
         program.equality(&(&wi * &wi - &wi)).unwrap();
         for k in 0..dim {
-            program.equality(&(&wi * &(Polynomial::var(x[i][k]) - y[(i, k)]))).unwrap();
+            program
+                .equality(&(&wi * &(Polynomial::var(x[i][k]) - y[(i, k)])))
+                .unwrap();
         }
     }
     let centred = |i: usize, k: usize| Polynomial::var(x[i][k]) - c[k];
@@ -42,8 +51,17 @@ fn cm_by_pseudo_expectation(y: &DMatrix<f64>, c: &[f64], gamma: &DMatrix<f64>, t
     }
     let kept: Polynomial = w.iter().map(|&v| Polynomial::var(v)).sum();
     program.maximize(&kept).unwrap();
-    let pe = program.solve(&SolveSettings { tolerance: 1e-9, ..SolveSettings::default() }).unwrap();
-    assert!(pe.status.is_solved(), "pseudo-expectation program: {:?}", pe.status);
+    let pe = program
+        .solve(&SolveSettings {
+            tolerance: 1e-9,
+            ..SolveSettings::default()
+        })
+        .unwrap();
+    assert!(
+        pe.status.is_solved(),
+        "pseudo-expectation program: {:?}",
+        pe.status
+    );
     n as f64 - pe.objective
 }
 
@@ -66,12 +84,18 @@ fn cm_equals_the_degree_two_pseudo_expectation_program() {
         assert!(oracle.problem().in_domain(&theta));
         let direct = oracle.evaluate(&theta).unwrap().score;
         let generic = cm_by_pseudo_expectation(&y, &c, &gamma, &theta);
-        assert!((direct - generic).abs() <= 1e-5, "trial {trial} (n = {n}, D = {dim}): CM {direct} vs pseudo-expectation {generic}");
+        assert!(
+            (direct - generic).abs() <= 1e-5,
+            "trial {trial} (n = {n}, D = {dim}): CM {direct} vs pseudo-expectation {generic}"
+        );
         if direct > 0.1 && direct < n as f64 - 0.1 {
             interior += 1;
         }
     }
-    assert!(interior >= 12, "only {interior} instances had a score strictly inside (0, n)");
+    assert!(
+        interior >= 12,
+        "only {interior} instances had a score strictly inside (0, n)"
+    );
 }
 
 #[test]
@@ -83,11 +107,19 @@ fn pseudo_expectation_program_is_infeasible_outside_the_domain() {
     let x = vars.add_many("x", 2);
     let mut program = PseudoExpectationProgram::new(&vars, 1);
     let budget = vec![
-        vec![Polynomial::constant(1.0) - Polynomial::var(x[0]) * Polynomial::var(x[0]), -(Polynomial::var(x[0]) * Polynomial::var(x[1]))],
-        vec![-(Polynomial::var(x[0]) * Polynomial::var(x[1])), Polynomial::constant(1.0) - Polynomial::var(x[1]) * Polynomial::var(x[1])],
+        vec![
+            Polynomial::constant(1.0) - Polynomial::var(x[0]) * Polynomial::var(x[0]),
+            -(Polynomial::var(x[0]) * Polynomial::var(x[1])),
+        ],
+        vec![
+            -(Polynomial::var(x[0]) * Polynomial::var(x[1])),
+            Polynomial::constant(1.0) - Polynomial::var(x[1]) * Polynomial::var(x[1]),
+        ],
     ];
     program.matrix_psd(&budget).unwrap();
-    program.moment_equality(&Polynomial::var(x[0]), 1.5).unwrap();
+    program
+        .moment_equality(&Polynomial::var(x[0]), 1.5)
+        .unwrap();
     let pe = program.solve(&SolveSettings::default()).unwrap();
     assert_eq!(pe.status, Status::PrimalInfeasible);
     // The CM backend calls the same theta "infinite".

@@ -90,7 +90,11 @@ pub struct SolveSettings {
 
 impl Default for SolveSettings {
     fn default() -> Self {
-        SolveSettings { tolerance: 1e-8, max_iter: 200, verbose: false }
+        SolveSettings {
+            tolerance: 1e-8,
+            max_iter: 200,
+            verbose: false,
+        }
     }
 }
 
@@ -168,7 +172,10 @@ impl ConicProblem {
 
     /// Append a block of rows lying in `cone`; its expressions start at zero.
     pub fn add_block(&mut self, cone: Cone) -> Block {
-        let block = Block { start: self.b.len(), cone };
+        let block = Block {
+            start: self.b.len(),
+            cone,
+        };
         self.b.resize(self.b.len() + cone.rows(), 0.0);
         self.blocks.push(block);
         block
@@ -222,21 +229,22 @@ impl ConicProblem {
             .tol_feas(tol)
             .build()
             .expect("clarabel settings are valid");
-        let mut solver = match DefaultSolver::new(&p, &self.q, &a, &self.b, &cones, clarabel_settings) {
-            Ok(s) => s,
-            Err(e) => {
-                return ConicSolution {
-                    status: Status::Failed(format!("clarabel rejected the problem: {e}")),
-                    x: vec![f64::NAN; self.n_vars],
-                    s: vec![f64::NAN; m],
-                    z: vec![f64::NAN; m],
-                    primal_objective: f64::NAN,
-                    dual_objective: f64::NAN,
-                    iterations: 0,
-                    solve_time_s: 0.0,
-                };
-            }
-        };
+        let mut solver =
+            match DefaultSolver::new(&p, &self.q, &a, &self.b, &cones, clarabel_settings) {
+                Ok(s) => s,
+                Err(e) => {
+                    return ConicSolution {
+                        status: Status::Failed(format!("clarabel rejected the problem: {e}")),
+                        x: vec![f64::NAN; self.n_vars],
+                        s: vec![f64::NAN; m],
+                        z: vec![f64::NAN; m],
+                        primal_objective: f64::NAN,
+                        dual_objective: f64::NAN,
+                        iterations: 0,
+                        solve_time_s: 0.0,
+                    };
+                }
+            };
         solver.solve();
         let sol = &solver.solution;
         let status = match sol.status {
@@ -298,6 +306,9 @@ mod tests {
         p.add_constant(nn.start, -1.0);
         p.add_term(nn.start + 1, 0, -1.0);
         p.add_constant(nn.start + 1, -1.0);
-        assert_eq!(p.solve(&SolveSettings::default()).status, Status::PrimalInfeasible);
+        assert_eq!(
+            p.solve(&SolveSettings::default()).status,
+            Status::PrimalInfeasible
+        );
     }
 }

@@ -49,19 +49,27 @@ impl Default for Variables {
 impl Variables {
     /// An empty registry, distinct from every other registry.
     pub fn new() -> Self {
-        Variables { id: NEXT_REGISTRY.fetch_add(1, AtomicOrdering::Relaxed), names: Vec::new() }
+        Variables {
+            id: NEXT_REGISTRY.fetch_add(1, AtomicOrdering::Relaxed),
+            names: Vec::new(),
+        }
     }
 
     /// Add one variable.
     pub fn add(&mut self, name: impl Into<String>) -> Var {
         let index = u32::try_from(self.names.len()).expect("too many variables");
         self.names.push(name.into());
-        Var { registry: self.id, index }
+        Var {
+            registry: self.id,
+            index,
+        }
     }
 
     /// Add `count` variables named `prefix0, prefix1, ...`.
     pub fn add_many(&mut self, prefix: &str, count: usize) -> Vec<Var> {
-        (0..count).map(|i| self.add(format!("{prefix}{i}"))).collect()
+        (0..count)
+            .map(|i| self.add(format!("{prefix}{i}")))
+            .collect()
     }
 
     /// Name of a variable of this registry.
@@ -80,7 +88,12 @@ impl Variables {
 
     /// All variables, in creation order.
     pub fn all(&self) -> Vec<Var> {
-        (0..self.names.len() as u32).map(|index| Var { registry: self.id, index }).collect()
+        (0..self.names.len() as u32)
+            .map(|index| Var {
+                registry: self.id,
+                index,
+            })
+            .collect()
     }
 
     pub fn len(&self) -> usize {
@@ -106,7 +119,9 @@ impl Monomial {
 
     /// The monomial `v`.
     pub fn var(v: Var) -> Self {
-        Monomial { powers: vec![(v, 1)] }
+        Monomial {
+            powers: vec![(v, 1)],
+        }
     }
 
     /// `prod v^e` over the given pairs; repeated variables multiply, zero exponents vanish.
@@ -115,7 +130,9 @@ impl Monomial {
         for (v, e) in powers {
             *merged.entry(v).or_default() += e;
         }
-        Monomial { powers: merged.into_iter().filter(|&(_, e)| e > 0).collect() }
+        Monomial {
+            powers: merged.into_iter().filter(|&(_, e)| e > 0).collect(),
+        }
     }
 
     /// The sorted `(var, exponent)` pairs.
@@ -134,7 +151,10 @@ impl Monomial {
 
     /// Value at `point` (indexed by [`Var::index`]).
     pub fn evaluate(&self, point: &[f64]) -> f64 {
-        self.powers.iter().map(|&(v, e)| point[v.index()].powi(e as i32)).product()
+        self.powers
+            .iter()
+            .map(|&(v, e)| point[v.index()].powi(e as i32))
+            .product()
     }
 }
 
@@ -205,7 +225,9 @@ impl Mul for Monomial {
 pub fn monomials_up_to(vars: &[Var], degree: usize) -> Vec<Monomial> {
     fn extend(vars: &[Var], budget: u32, prefix: &mut Vec<(Var, u32)>, out: &mut Vec<Monomial>) {
         let Some((&v, rest)) = vars.split_first() else {
-            out.push(Monomial { powers: prefix.clone() });
+            out.push(Monomial {
+                powers: prefix.clone(),
+            });
             return;
         };
         extend(rest, budget, prefix, out);
@@ -490,7 +512,10 @@ mod tests {
     #[test]
     fn arithmetic_and_evaluation() {
         let mut vars = Variables::new();
-        let (x, y) = (Polynomial::var(vars.add("x")), Polynomial::var(vars.add("y")));
+        let (x, y) = (
+            Polynomial::var(vars.add("x")),
+            Polynomial::var(vars.add("y")),
+        );
         let p = (&x + &y) * (&x - &y);
         let expected = x.pow(2) - y.pow(2);
         assert_eq!(p, expected);
@@ -517,7 +542,14 @@ mod tests {
         let m = |e: [u32; 3]| Monomial::from_powers(v.iter().copied().zip(e));
         assert_eq!(
             &basis[1..7],
-            &[m([1, 0, 0]), m([0, 1, 0]), m([0, 0, 1]), m([2, 0, 0]), m([1, 1, 0]), m([1, 0, 1])]
+            &[
+                m([1, 0, 0]),
+                m([0, 1, 0]),
+                m([0, 0, 1]),
+                m([2, 0, 0]),
+                m([1, 1, 0]),
+                m([1, 0, 1])
+            ]
         );
         assert_eq!(&m([1, 0, 1]) * &m([1, 2, 0]), m([2, 2, 1]));
         assert_eq!(m([1, 2, 0]).degree(), 3);

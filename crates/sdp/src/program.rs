@@ -59,8 +59,16 @@ struct MomentIndex {
 impl MomentIndex {
     fn new(vars: &[Var], max_degree: usize) -> Self {
         let monomials = monomials_up_to(vars, max_degree);
-        let position = monomials.iter().cloned().enumerate().map(|(k, m)| (m, k)).collect();
-        MomentIndex { monomials, position }
+        let position = monomials
+            .iter()
+            .cloned()
+            .enumerate()
+            .map(|(k, m)| (m, k))
+            .collect();
+        MomentIndex {
+            monomials,
+            position,
+        }
     }
 
     /// All monomials of degree `<= degree` (a prefix, since the order is graded).
@@ -139,7 +147,8 @@ impl PseudoExpectationProgram {
         let multipliers = self.index.basis(self.degree() - degree);
         let block = self.problem.add_block(Cone::Zero(multipliers.len()));
         for (r, m) in multipliers.iter().enumerate() {
-            self.index.add_expectation(&mut self.problem, block.start + r, 1.0, p, m);
+            self.index
+                .add_expectation(&mut self.problem, block.start + r, 1.0, p, m);
         }
         Ok(())
     }
@@ -157,7 +166,11 @@ impl PseudoExpectationProgram {
     pub fn matrix_psd(&mut self, m: &[Vec<Polynomial>]) -> Result<(), ProgramError> {
         let size = m.len();
         if let Some((i, row)) = m.iter().enumerate().find(|(_, row)| row.len() != size) {
-            return Err(ProgramError::NotSquare { row: i, len: row.len(), size });
+            return Err(ProgramError::NotSquare {
+                row: i,
+                len: row.len(),
+                size,
+            });
         }
         let mut degree = 0;
         for (i, row) in m.iter().enumerate() {
@@ -252,7 +265,10 @@ impl PseudoExpectationProgram {
         }
         let degree = p.degree();
         if degree > self.degree() {
-            return Err(ProgramError::DegreeTooHigh { degree, max: self.degree() });
+            return Err(ProgramError::DegreeTooHigh {
+                degree,
+                max: self.degree(),
+            });
         }
         Ok(degree)
     }
@@ -266,7 +282,8 @@ impl PseudoExpectationProgram {
     ) -> Result<(), ProgramError> {
         self.check(p)?;
         let row = self.problem.add_block(cone).start;
-        self.index.add_expectation(&mut self.problem, row, 1.0, p, &Monomial::one());
+        self.index
+            .add_expectation(&mut self.problem, row, 1.0, p, &Monomial::one());
         self.problem.add_constant(row, -rhs);
         Ok(())
     }
@@ -278,15 +295,24 @@ impl PseudoExpectationProgram {
         let k = m.len();
         let basis = self.index.basis(self.t - degree.div_ceil(2));
         let size = basis.len() * k;
-        let cone = if size == 1 { Cone::Nonnegative(1) } else { Cone::PsdTriangle(size) };
+        let cone = if size == 1 {
+            Cone::Nonnegative(1)
+        } else {
+            Cone::PsdTriangle(size)
+        };
         let block = self.problem.add_block(cone);
         for col in 0..size {
             for row in 0..=col {
                 let shift = &basis[row / k] * &basis[col / k];
                 let entry = &m[row % k][col % k];
-                let r = if size == 1 { block.start } else { block.psd_row(row, col) };
+                let r = if size == 1 {
+                    block.start
+                } else {
+                    block.psd_row(row, col)
+                };
                 let scale = svec_scale(row, col);
-                self.index.add_expectation(&mut self.problem, r, scale, entry, &shift);
+                self.index
+                    .add_expectation(&mut self.problem, r, scale, entry, &shift);
             }
         }
     }
@@ -311,7 +337,10 @@ impl PseudoExpectation {
     /// # Panics
     /// If `m` is not a moment of the relaxation (degree `> 2t` or a foreign variable).
     pub fn moment(&self, m: &Monomial) -> f64 {
-        *self.moments.get(m).unwrap_or_else(|| panic!("{m:?} is not a moment of the relaxation"))
+        *self
+            .moments
+            .get(m)
+            .unwrap_or_else(|| panic!("{m:?} is not a moment of the relaxation"))
     }
 
     /// `E~[p] = sum_m c_m E~[m]`.

@@ -16,7 +16,11 @@ pub fn svec_index(i: usize, j: usize) -> usize {
 
 /// The factor entry `(i, j)` is multiplied by in `svec`: 1 on the diagonal, `sqrt(2)` off it.
 pub fn svec_scale(i: usize, j: usize) -> f64 {
-    if i == j { 1.0 } else { std::f64::consts::SQRT_2 }
+    if i == j {
+        1.0
+    } else {
+        std::f64::consts::SQRT_2
+    }
 }
 
 /// `svec` of a dense symmetric matrix given by `entry(i, j)` for `i <= j`.
@@ -32,7 +36,11 @@ pub fn svec(m: usize, entry: impl Fn(usize, usize) -> f64) -> Vec<f64> {
 
 /// Inverse of [`svec`]: the dense symmetric `m x m` matrix, row-major.
 pub fn smat(m: usize, v: &[f64]) -> Vec<f64> {
-    assert_eq!(v.len(), triangular_number(m), "smat: length is not triangular");
+    assert_eq!(
+        v.len(),
+        triangular_number(m),
+        "smat: length is not triangular"
+    );
     let mut out = vec![0.0; m * m];
     for col in 0..m {
         for row in 0..=col {
@@ -61,7 +69,9 @@ mod tests {
         let va = svec(3, |i, j| a[i][j]);
         let vb = svec(3, |i, j| b[i][j]);
         let dot: f64 = va.iter().zip(&vb).map(|(x, y)| x * y).sum();
-        let trace: f64 = (0..3).map(|i| (0..3).map(|k| a[i][k] * b[k][i]).sum::<f64>()).sum();
+        let trace: f64 = (0..3)
+            .map(|i| (0..3).map(|k| a[i][k] * b[k][i]).sum::<f64>())
+            .sum();
         assert!((dot - trace).abs() < 1e-12);
         let back = smat(3, &va);
         for i in 0..3 {

@@ -10,13 +10,19 @@ fn settings() -> SolveSettings {
 
 /// The univariate quartic p(x) = x^4 - 3x^2 + x + 2 and its derivatives.
 fn quartic(x: f64) -> [f64; 3] {
-    [x.powi(4) - 3.0 * x * x + x + 2.0, 4.0 * x.powi(3) - 6.0 * x + 1.0, 12.0 * x * x - 6.0]
+    [
+        x.powi(4) - 3.0 * x * x + x + 2.0,
+        4.0 * x.powi(3) - 6.0 * x + 1.0,
+        12.0 * x * x - 6.0,
+    ]
 }
 
 /// Global minimiser of the quartic: best point of a grid on [-3, 3], then Newton on p'.
 fn quartic_minimiser() -> f64 {
     let grid = (0..=60_000).map(|i| -3.0 + 1e-4 * i as f64);
-    let mut x = grid.min_by(|a, b| quartic(*a)[0].total_cmp(&quartic(*b)[0])).unwrap();
+    let mut x = grid
+        .min_by(|a, b| quartic(*a)[0].total_cmp(&quartic(*b)[0]))
+        .unwrap();
     for _ in 0..20 {
         let [_, d1, d2] = quartic(x);
         x -= d1 / d2;
@@ -36,16 +42,32 @@ fn univariate_quartic_minimum_is_exact() {
     let mut program = PseudoExpectationProgram::new(&vars, 2);
     program.minimize(&p).unwrap();
     let e = program.solve(&settings()).unwrap();
-    println!("quartic: min {p_star} at {x_star}; SDP {} with E[x] = {}", e.objective, e.expect(&x));
+    println!(
+        "quartic: min {p_star} at {x_star}; SDP {} with E[x] = {}",
+        e.objective,
+        e.expect(&x)
+    );
     assert_eq!(e.status, Status::Solved);
-    assert!((e.objective - p_star).abs() < 1e-5, "{} vs {p_star}", e.objective);
-    assert!((e.expect(&x) - x_star).abs() < 1e-3, "E[x] = {} vs {x_star}", e.expect(&x));
+    assert!(
+        (e.objective - p_star).abs() < 1e-5,
+        "{} vs {p_star}",
+        e.objective
+    );
+    assert!(
+        (e.expect(&x) - x_star).abs() < 1e-3,
+        "E[x] = {} vs {x_star}",
+        e.expect(&x)
+    );
 }
 
 /// MAXCUT relaxation of the cycle C_n: maximise sum_edges (1 - x_i x_j) / 2 with x_i^2 = 1.
 fn cycle_maxcut(n: usize, t: usize) -> f64 {
     let mut vars = Variables::new();
-    let x: Vec<Polynomial> = vars.add_many("x", n).into_iter().map(Polynomial::var).collect();
+    let x: Vec<Polynomial> = vars
+        .add_many("x", n)
+        .into_iter()
+        .map(Polynomial::var)
+        .collect();
     let mut program = PseudoExpectationProgram::new(&vars, t);
     for xi in &x {
         program.equality(&(xi * xi - 1.0)).unwrap();
@@ -66,7 +88,10 @@ fn maxcut_on_the_five_cycle() {
     let level1 = cycle_maxcut(5, 1);
     let level2 = cycle_maxcut(5, 2);
     println!("C5 maxcut: closed form {closed_form}, t=1 {level1}, t=2 {level2}");
-    assert!((level1 - closed_form).abs() < 1e-5, "{level1} vs {closed_form}");
+    assert!(
+        (level1 - closed_form).abs() < 1e-5,
+        "{level1} vs {closed_form}"
+    );
     assert!(level2 <= level1 + 1e-6);
     assert!(level2 >= 4.0 - 1e-6);
     assert!((level2 - 4.0).abs() < 1e-5, "{level2}");
@@ -134,15 +159,19 @@ fn motzkin_bounds() {
     let mut program = PseudoExpectationProgram::new(&vars, 3);
     program.minimize(&m).unwrap();
     let e = program.solve(&settings()).unwrap();
-    println!("Motzkin t=3: {:?}, value {}, iterations {}", e.status, e.objective, e.iterations);
+    println!(
+        "Motzkin t=3: {:?}, value {}, iterations {}",
+        e.status, e.objective, e.iterations
+    );
     match e.status {
         Status::DualInfeasible => assert_eq!(e.objective, f64::NEG_INFINITY),
         Status::Solved | Status::AlmostSolved => {
             assert!(e.objective < -0.1, "{}", e.objective);
             let basis = monomials_up_to(&vars.all(), 3);
             let n = basis.len();
-            let moment_matrix: Vec<f64> =
-                (0..n * n).map(|k| e.moment(&(&basis[k / n] * &basis[k % n]))).collect();
+            let moment_matrix: Vec<f64> = (0..n * n)
+                .map(|k| e.moment(&(&basis[k / n] * &basis[k % n])))
+                .collect();
             let scale = (0..n).map(|i| moment_matrix[i * n + i]).fold(0.0, f64::max);
             let pivot = min_cholesky_pivot(&moment_matrix, n, 1e-7 * scale);
             assert!(pivot > 0.0, "moment matrix is not PSD: pivot {pivot}");
@@ -155,7 +184,10 @@ fn motzkin_bounds() {
     let mut program = PseudoExpectationProgram::new(&vars, 4);
     program.minimize(&multiplied).unwrap();
     let e = program.solve(&settings()).unwrap();
-    println!("(1 + x^2 + y^2) Motzkin t=4: {:?}, value {}", e.status, e.objective);
+    println!(
+        "(1 + x^2 + y^2) Motzkin t=4: {:?}, value {}",
+        e.status, e.objective
+    );
     assert_eq!(e.status, Status::Solved);
     assert!(e.objective.abs() < 1e-5, "{}", e.objective);
 }
@@ -169,14 +201,18 @@ fn matrix_constraints() {
     let one = Polynomial::constant(1.0);
     for t in [1, 2] {
         let mut program = PseudoExpectationProgram::new(&vars, t);
-        program.matrix_psd(&[vec![one.clone(), x.clone()], vec![x.clone(), one.clone()]]).unwrap();
+        program
+            .matrix_psd(&[vec![one.clone(), x.clone()], vec![x.clone(), one.clone()]])
+            .unwrap();
         program.maximize(&x).unwrap();
         let e = program.solve(&settings()).unwrap();
         assert_eq!(e.status, Status::Solved);
         assert!((e.objective - 1.0).abs() < 1e-6, "t = {t}: {}", e.objective);
 
         let mut program = PseudoExpectationProgram::new(&vars, t);
-        program.matrix_psd(&[vec![y.clone(), x.clone()], vec![x.clone(), one.clone()]]).unwrap();
+        program
+            .matrix_psd(&[vec![y.clone(), x.clone()], vec![x.clone(), one.clone()]])
+            .unwrap();
         program.inequality(&(0.25 - &y)).unwrap();
         program.maximize(&x).unwrap();
         let e = program.solve(&settings()).unwrap();
@@ -232,11 +268,21 @@ fn malformed_constraints_are_rejected() {
     );
     assert_eq!(
         program.matrix_psd(&[vec![x.clone(), x.clone()], vec![x.clone()]]),
-        Err(ProgramError::NotSquare { row: 1, len: 1, size: 2 })
+        Err(ProgramError::NotSquare {
+            row: 1,
+            len: 1,
+            size: 2
+        })
     );
     let mut other = Variables::new();
     let z = Polynomial::var(other.add("z"));
-    assert_eq!(program.maximize(&z), Err(ProgramError::ForeignVariable { index: 0 }));
+    assert_eq!(
+        program.maximize(&z),
+        Err(ProgramError::ForeignVariable { index: 0 })
+    );
     let late = Polynomial::var(vars.add("late"));
-    assert_eq!(program.equality(&late), Err(ProgramError::ForeignVariable { index: 1 }));
+    assert_eq!(
+        program.equality(&late),
+        Err(ProgramError::ForeignVariable { index: 1 })
+    );
 }

@@ -2,14 +2,15 @@
 //! baseline of MATH.md 6 on the same data: for each n and repetition one dataset of `n` draws
 //! of `N(mu, I_d)`, `|mu| = --mean-norm`, with a fraction `--corruption` replaced by the
 //! chosen adversary, and every method run on it.
-use super::{corruption_fraction, positive, positive_list, progress, publish, read_rows, Rows};
+use super::{Rows, corruption_fraction, positive, positive_list, progress, publish, read_rows};
 use crate::CliError;
 use clap::{Args, ValueEnum};
 use serde::{Deserialize, Serialize};
 use sosdp_eval::calibration::Case;
-use sosdp_eval::plot::{Figure, SeriesLabelPosition, Series};
+use sosdp_eval::plot::{Figure, Series, SeriesLabelPosition};
 use sosdp_eval::{
-    l2_error, quantile, Adversary, ClippedLaplaceMean, CoinPressMean, CoordinateMedian, EmpiricalMean, FilterMean, MeanEstimator,
+    Adversary, ClippedLaplaceMean, CoinPressMean, CoordinateMedian, EmpiricalMean, FilterMean,
+    MeanEstimator, l2_error, quantile,
 };
 use sosdp_learn::PrivateMean;
 use std::fmt::Write as _;
@@ -34,8 +35,14 @@ pub enum AdversaryName {
 impl AdversaryName {
     fn adversary(self, distance: f64) -> Adversary {
         match self {
-            AdversaryName::None | AdversaryName::Scattered => Adversary::ScatteredOutliers { distance },
-            AdversaryName::Cluster => Adversary::ShiftedCluster { distance, axis: 0, spread: 0.1 },
+            AdversaryName::None | AdversaryName::Scattered => {
+                Adversary::ScatteredOutliers { distance }
+            }
+            AdversaryName::Cluster => Adversary::ShiftedCluster {
+                distance,
+                axis: 0,
+                spread: 0.1,
+            },
             AdversaryName::Subtractive => Adversary::Subtractive { axis: 0 },
             AdversaryName::Mixture => Adversary::MixtureNoise { distance },
         }
@@ -54,19 +61,39 @@ pub struct AccuracyArgs {
     #[arg(long, value_name = "E", allow_negative_numbers = true)]
     epsilon: f64,
     /// Corrupted fraction, in [0, 0.5); also the corruption bound given to the robust methods.
-    #[arg(long, value_name = "ETA", default_value_t = 0.05, allow_negative_numbers = true)]
+    #[arg(
+        long,
+        value_name = "ETA",
+        default_value_t = 0.05,
+        allow_negative_numbers = true
+    )]
     corruption: f64,
     /// The adversary of MATH.md 6.
     #[arg(long, value_name = "NAME", value_enum, default_value_t = AdversaryName::Cluster)]
     adversary: AdversaryName,
     /// Distance of the adversary's points from the mean (cluster, scattered, mixture).
-    #[arg(long, value_name = "T", default_value_t = 5.0, allow_negative_numbers = true)]
+    #[arg(
+        long,
+        value_name = "T",
+        default_value_t = 5.0,
+        allow_negative_numbers = true
+    )]
     distance: f64,
     /// Prior radius R (|mu| <= R) given to the private methods.
-    #[arg(long, value_name = "R", default_value_t = 10.0, allow_negative_numbers = true)]
+    #[arg(
+        long,
+        value_name = "R",
+        default_value_t = 10.0,
+        allow_negative_numbers = true
+    )]
     radius: f64,
     /// Norm of the true mean (at most R).
-    #[arg(long, value_name = "M", default_value_t = 5.0, allow_negative_numbers = true)]
+    #[arg(
+        long,
+        value_name = "M",
+        default_value_t = 5.0,
+        allow_negative_numbers = true
+    )]
     mean_norm: f64,
     /// Repetitions per n (new data each time).
     #[arg(long, value_name = "K", default_value_t = 3)]
@@ -104,18 +131,28 @@ pub fn run(args: &AccuracyArgs) -> Result<(), CliError> {
     positive("radius", args.radius)?;
     positive("distance", args.distance)?;
     if args.dim == 0 || args.reps == 0 {
-        return Err(CliError::Invalid(format!("--dim and --reps must be at least 1, got {} and {}", args.dim, args.reps)));
+        return Err(CliError::Invalid(format!(
+            "--dim and --reps must be at least 1, got {} and {}",
+            args.dim, args.reps
+        )));
     }
     corruption_fraction(args.corruption)?;
     if !(args.mean_norm.is_finite() && (0.0..=args.radius).contains(&args.mean_norm)) {
-        return Err(CliError::Invalid(format!("--mean-norm must be in [0, R = {}], got {}", args.radius, args.mean_norm)));
+        return Err(CliError::Invalid(format!(
+            "--mean-norm must be in [0, R = {}], got {}",
+            args.radius, args.mean_norm
+        )));
     }
     if args.replot {
         return report(args, &read_rows(&args.out.join("accuracy.csv"))?);
     }
-    let sosdp = PrivateMean::new(args.epsilon).radius(args.radius).corruption(args.corruption);
+    let sosdp = PrivateMean::new(args.epsilon)
+        .radius(args.radius)
+        .corruption(args.corruption);
     for &n in &args.ns {
-        sosdp.plan(n, args.dim).map_err(|e| CliError::Invalid(format!("n = {n}: {e}")))?;
+        sosdp
+            .plan(n, args.dim)
+            .map_err(|e| CliError::Invalid(format!("n = {n}: {e}")))?;
     }
 
     let mut rows = Rows::create(&args.out, "accuracy.csv")?;
@@ -131,7 +168,11 @@ pub fn run(args: &AccuracyArgs) -> Result<(), CliError> {
                 epsilon: args.epsilon,
                 radius: args.radius,
                 mean_norm: args.mean_norm,
-                corruption: if args.adversary == AdversaryName::None { 0.0 } else { args.corruption },
+                corruption: if args.adversary == AdversaryName::None {
+                    0.0
+                } else {
+                    args.corruption
+                },
                 adversary: args.adversary.adversary(args.distance),
             };
             let (data, truth) = (case.sample(seed).data, case.mean());
@@ -144,7 +185,17 @@ pub fn run(args: &AccuracyArgs) -> Result<(), CliError> {
                     Ok(estimate) => (l2_error(&estimate, &truth), "ok".to_string()),
                     Err(e) => (f64::NAN, e.to_string()),
                 };
-                let row = Row { method: method.name(), privacy: method.privacy().to_string(), dim: args.dim, n, rep, seed, error, seconds, status };
+                let row = Row {
+                    method: method.name(),
+                    privacy: method.privacy().to_string(),
+                    dim: args.dim,
+                    n,
+                    rep,
+                    seed,
+                    error,
+                    seconds,
+                    status,
+                };
                 rows.push(row)?;
                 bar.inc(1);
             }
@@ -160,19 +211,37 @@ fn report(args: &AccuracyArgs, rows: &[Row]) -> Result<(), CliError> {
     for r in rows.iter().filter(|r| r.status == "ok") {
         match series.iter_mut().find(|s| s.label == r.method) {
             Some(s) => s.points.push((r.n as f64, r.error)),
-            None => series.push(Series { label: r.method.clone(), points: vec![(r.n as f64, r.error)] }),
+            None => series.push(Series {
+                label: r.method.clone(),
+                points: vec![(r.n as f64, r.error)],
+            }),
         }
     }
     let figure = Figure {
         title: match args.adversary {
-            AdversaryName::None => format!("l2 error against n (d = {}, eps = {}, clean)", args.dim, args.epsilon),
-            a => format!("l2 error against n (d = {}, eps = {}, {}% {})", args.dim, args.epsilon, 100.0 * args.corruption, format!("{a:?}").to_lowercase()),
+            AdversaryName::None => format!(
+                "l2 error against n (d = {}, eps = {}, clean)",
+                args.dim, args.epsilon
+            ),
+            a => format!(
+                "l2 error against n (d = {}, eps = {}, {}% {})",
+                args.dim,
+                args.epsilon,
+                100.0 * args.corruption,
+                format!("{a:?}").to_lowercase()
+            ),
         },
         x_label: "records n".into(),
         y_label: "l2 error of the mean".into(),
         legend: SeriesLabelPosition::LowerLeft,
     };
-    publish(&args.out, "accuracy", &figure, &series, &summary(args, rows))
+    publish(
+        &args.out,
+        "accuracy",
+        &figure,
+        &series,
+        &summary(args, rows),
+    )
 }
 
 /// sosdp and the baselines of MATH.md 6 for `n` records.
@@ -180,7 +249,12 @@ fn methods(args: &AccuracyArgs, n: usize, sosdp: &PrivateMean) -> Vec<Box<dyn Me
     vec![
         Box::new(sosdp.clone()),
         Box::new(EmpiricalMean),
-        Box::new(ClippedLaplaceMean::for_prior(args.epsilon, args.radius, n, args.dim)),
+        Box::new(ClippedLaplaceMean::for_prior(
+            args.epsilon,
+            args.radius,
+            n,
+            args.dim,
+        )),
         Box::new(CoordinateMedian),
         Box::new(CoinPressMean::matching_pure(args.epsilon, args.radius)),
         Box::new(FilterMean::new(args.corruption.max(0.01))),
@@ -193,7 +267,11 @@ fn summary(args: &AccuracyArgs, rows: &[Row]) -> String {
     let corruption = if args.adversary == AdversaryName::None {
         "clean data".to_string()
     } else {
-        format!("{}% corrupted by `{adversary}` at distance {}", 100.0 * args.corruption, args.distance)
+        format!(
+            "{}% corrupted by `{adversary}` at distance {}",
+            100.0 * args.corruption,
+            args.distance
+        )
     };
     let mut out = format!(
         "Accuracy, d = {}, eps = {}, {corruption}, R = {}, |mu| = {}, {} repetitions; robust methods assume corruption {} \
@@ -205,7 +283,11 @@ fn summary(args: &AccuracyArgs, rows: &[Row]) -> String {
         args.reps,
         args.corruption,
         args.dim,
-        args.ns.iter().map(usize::to_string).collect::<Vec<_>>().join(","),
+        args.ns
+            .iter()
+            .map(usize::to_string)
+            .collect::<Vec<_>>()
+            .join(","),
         args.epsilon,
         args.corruption,
         args.reps,
@@ -219,7 +301,10 @@ fn summary(args: &AccuracyArgs, rows: &[Row]) -> String {
     }
     for method in methods {
         for &n in &args.ns {
-            let here: Vec<&Row> = rows.iter().filter(|r| r.method == method && r.n == n).collect();
+            let here: Vec<&Row> = rows
+                .iter()
+                .filter(|r| r.method == method && r.n == n)
+                .collect();
             let Some(first) = here.first() else { continue };
             let ok: Vec<&&Row> = here.iter().filter(|r| r.status == "ok").collect();
             let errors: Vec<f64> = ok.iter().map(|r| r.error).collect();

@@ -13,22 +13,23 @@
 //!
 //! Errors (MATH.md 6): `|Sigma^{-1/2} S Sigma^{-1/2} - I|_F` and `_op`, and the Mahalanobis
 //! mean error `|Sigma^{-1/2} (mu_hat - mu)|` where a mean is estimated.
-use super::{corruption_fraction, positive, positive_list, progress, publish, read_rows, Rows};
+use super::{Rows, corruption_fraction, positive, positive_list, progress, publish, read_rows};
 use crate::CliError;
 use clap::{Args, ValueEnum};
 use nalgebra::DMatrix;
-use rand::rngs::StdRng;
 use rand::SeedableRng;
+use rand::rngs::StdRng;
 use serde::{Deserialize, Serialize};
 use sosdp_eval::plot::{Figure, Series, SeriesLabelPosition};
 use sosdp_eval::{
-    covariance_sample_with, frobenius_error, mahalanobis_error, quantile, spectral_error, CoinPressCovariance, CoinPressMean,
-    CovarianceAdversary, CovarianceEstimator, EmpiricalCovariance, EmpiricalMean, MeanEstimator,
+    CoinPressCovariance, CoinPressMean, CovarianceAdversary, CovarianceEstimator,
+    EmpiricalCovariance, EmpiricalMean, MeanEstimator, covariance_sample_with, frobenius_error,
+    mahalanobis_error, quantile, spectral_error,
 };
 use sosdp_learn::covariance::spd_power;
 use sosdp_learn::{PrivateCovariance, PrivateGaussian};
 use std::fmt::Write as _;
-use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -86,19 +87,44 @@ pub struct CovarianceArgs {
     #[arg(long, value_name = "E", allow_negative_numbers = true)]
     epsilon: f64,
     /// The prior I ⪯ Sigma ⪯ K I given to sosdp and CoinPress.
-    #[arg(long, value_name = "K", default_value_t = 100.0, allow_negative_numbers = true)]
+    #[arg(
+        long,
+        value_name = "K",
+        default_value_t = 100.0,
+        allow_negative_numbers = true
+    )]
     kappa: f64,
     /// Condition number of the true Sigma (eigenvalues geometric over [1, cond]); at most K.
-    #[arg(long, value_name = "C", default_value_t = 50.0, allow_negative_numbers = true)]
+    #[arg(
+        long,
+        value_name = "C",
+        default_value_t = 50.0,
+        allow_negative_numbers = true
+    )]
     cond: f64,
     /// Prior radius R (|mu| <= R) given to the mean steps (gaussian mode).
-    #[arg(long, value_name = "R", default_value_t = 10.0, allow_negative_numbers = true)]
+    #[arg(
+        long,
+        value_name = "R",
+        default_value_t = 10.0,
+        allow_negative_numbers = true
+    )]
     radius: f64,
     /// Norm of the true mean (at most R).
-    #[arg(long, value_name = "M", default_value_t = 5.0, allow_negative_numbers = true)]
+    #[arg(
+        long,
+        value_name = "M",
+        default_value_t = 5.0,
+        allow_negative_numbers = true
+    )]
     mean_norm: f64,
     /// Corrupted fraction, in [0, 0.5); also the corruption bound given to sosdp.
-    #[arg(long, value_name = "ETA", default_value_t = 0.0, allow_negative_numbers = true)]
+    #[arg(
+        long,
+        value_name = "ETA",
+        default_value_t = 0.0,
+        allow_negative_numbers = true
+    )]
     corruption: f64,
     /// The adversary that replaces the corrupted records.
     #[arg(long, value_name = "NAME", value_enum, default_value_t = AdversaryName::None)]
@@ -172,7 +198,13 @@ fn methods(args: &CovarianceArgs) -> Vec<Method> {
             name: format!("sosdp PrivateGaussian (eps = {eps})"),
             privacy: format!("pure eps = {eps}"),
             run: Box::new(move |data, seed| {
-                let fit = PrivateGaussian::new(eps).radius(radius).kappa(kappa).corruption(eta).seed(seed).fit(data).map_err(|e| e.to_string())?;
+                let fit = PrivateGaussian::new(eps)
+                    .radius(radius)
+                    .kappa(kappa)
+                    .corruption(eta)
+                    .seed(seed)
+                    .fit(data)
+                    .map_err(|e| e.to_string())?;
                 let estimate = fit.release.estimate;
                 Ok((matrix(&estimate.covariance), Some(estimate.mean)))
             }),
@@ -181,7 +213,12 @@ fn methods(args: &CovarianceArgs) -> Vec<Method> {
             name: format!("sosdp PrivateCovariance (eps = {eps})"),
             privacy: format!("pure eps = {eps}"),
             run: Box::new(move |data, seed| {
-                let fit = PrivateCovariance::new(eps).kappa(kappa).corruption(eta).seed(seed).fit(data).map_err(|e| e.to_string())?;
+                let fit = PrivateCovariance::new(eps)
+                    .kappa(kappa)
+                    .corruption(eta)
+                    .seed(seed)
+                    .fit(data)
+                    .map_err(|e| e.to_string())?;
                 Ok((matrix(&fit.release.estimate), None))
             }),
         },
@@ -193,7 +230,9 @@ fn methods(args: &CovarianceArgs) -> Vec<Method> {
             Method {
                 name: cp.name(),
                 privacy: format!("zCDP rho = {rho} (= eps^2/2)"),
-                run: Box::new(move |data, seed| Ok((cp.fit(data, seed).map_err(|e| e.to_string())?, None))),
+                run: Box::new(move |data, seed| {
+                    Ok((cp.fit(data, seed).map_err(|e| e.to_string())?, None))
+                }),
             }
         }
         Learner::Gaussian => {
@@ -207,7 +246,9 @@ fn methods(args: &CovarianceArgs) -> Vec<Method> {
                     // Whiten by the (private) CoinPress covariance: theta = Sigma_hat^{-1/2} mu
                     // has |theta| <= |mu| <= R when Sigma_hat ⪰ I, as Sigma is.
                     let whitened = data * spd_power(&sigma, -0.5);
-                    let theta = mean.estimate(&whitened, seed.wrapping_add(1)).map_err(|e| e.to_string())?;
+                    let theta = mean
+                        .estimate(&whitened, seed.wrapping_add(1))
+                        .map_err(|e| e.to_string())?;
                     let mu = spd_power(&sigma, 0.5) * nalgebra::DVector::from_vec(theta);
                     Ok((sigma, Some(mu.iter().copied().collect())))
                 }),
@@ -218,8 +259,12 @@ fn methods(args: &CovarianceArgs) -> Vec<Method> {
         name: "empirical covariance and mean".into(),
         privacy: "none".into(),
         run: Box::new(|data, seed| {
-            let sigma = EmpiricalCovariance.estimate(data, seed).map_err(|e| e.to_string())?;
-            let mu = EmpiricalMean.estimate(data, seed).map_err(|e| e.to_string())?;
+            let sigma = EmpiricalCovariance
+                .estimate(data, seed)
+                .map_err(|e| e.to_string())?;
+            let mu = EmpiricalMean
+                .estimate(data, seed)
+                .map_err(|e| e.to_string())?;
             Ok((sigma, Some(mu)))
         }),
     };
@@ -231,10 +276,16 @@ fn check(args: &CovarianceArgs) -> Result<(), CliError> {
     positive("epsilon", args.epsilon)?;
     positive("radius", args.radius)?;
     if args.dim == 0 || args.reps == 0 {
-        return Err(CliError::Invalid(format!("--dim and --reps must be at least 1, got {} and {}", args.dim, args.reps)));
+        return Err(CliError::Invalid(format!(
+            "--dim and --reps must be at least 1, got {} and {}",
+            args.dim, args.reps
+        )));
     }
     if !(args.kappa.is_finite() && args.kappa >= 1.0) {
-        return Err(CliError::Invalid(format!("--kappa must be finite and at least 1, got {}", args.kappa)));
+        return Err(CliError::Invalid(format!(
+            "--kappa must be finite and at least 1, got {}",
+            args.kappa
+        )));
     }
     if !(args.cond.is_finite() && args.cond >= 1.0 && args.cond <= args.kappa) {
         return Err(CliError::Invalid(format!(
@@ -244,7 +295,10 @@ fn check(args: &CovarianceArgs) -> Result<(), CliError> {
     }
     corruption_fraction(args.corruption)?;
     if !(args.mean_norm.is_finite() && (0.0..=args.radius).contains(&args.mean_norm)) {
-        return Err(CliError::Invalid(format!("--mean-norm must be in [0, R = {}], got {}", args.radius, args.mean_norm)));
+        return Err(CliError::Invalid(format!(
+            "--mean-norm must be in [0, R = {}], got {}",
+            args.radius, args.mean_norm
+        )));
     }
     if !(1..=CoinPressCovariance::MAX_STEPS).contains(&args.coinpress_steps) {
         return Err(CliError::Invalid(format!(
@@ -262,9 +316,16 @@ pub fn run(args: &CovarianceArgs) -> Result<(), CliError> {
         return report(args, &read_rows(&args.out.join("covariance.csv"))?);
     }
     if args.adversary != AdversaryName::None && args.corruption == 0.0 {
-        eprintln!("note: --corruption is 0, so the {} adversary replaces no record", args.adversary.label());
+        eprintln!(
+            "note: --corruption is 0, so the {} adversary replaces no record",
+            args.adversary.label()
+        );
     }
-    let eta = if args.adversary == AdversaryName::None { 0.0 } else { args.corruption };
+    let eta = if args.adversary == AdversaryName::None {
+        0.0
+    } else {
+        args.corruption
+    };
     let methods = methods(args);
     let mut rows = Rows::create(&args.out, "covariance.csv")?;
     let bar = progress(args.ns.len() * args.reps * methods.len());
@@ -272,7 +333,15 @@ pub fn run(args: &CovarianceArgs) -> Result<(), CliError> {
         for rep in 0..args.reps {
             let seed = args.seed + n as u64 + rep as u64;
             let mut rng = StdRng::seed_from_u64(seed);
-            let sample = covariance_sample_with(&mut rng, n, args.dim, args.mean_norm, args.cond, eta, &args.adversary.adversary());
+            let sample = covariance_sample_with(
+                &mut rng,
+                n,
+                args.dim,
+                args.mean_norm,
+                args.cond,
+                eta,
+                &args.adversary.adversary(),
+            );
             for method in &methods {
                 bar.set_message(format!("n = {n}, rep {rep}: {}", method.name));
                 let start = Instant::now();
@@ -282,11 +351,16 @@ pub fn run(args: &CovarianceArgs) -> Result<(), CliError> {
                 let (frobenius, operator, mahalanobis, status) = match result {
                     Ok((sigma_hat, mu_hat)) => {
                         let (f, o) = if sigma_hat.iter().all(|v| v.is_finite()) {
-                            (frobenius_error(&sigma_hat, &sample.covariance), spectral_error(&sigma_hat, &sample.covariance))
+                            (
+                                frobenius_error(&sigma_hat, &sample.covariance),
+                                spectral_error(&sigma_hat, &sample.covariance),
+                            )
                         } else {
                             (f64::NAN, f64::NAN)
                         };
-                        let m = mu_hat.map_or(f64::NAN, |mu| mahalanobis_error(&mu, &sample.mean, &sample.covariance));
+                        let m = mu_hat.map_or(f64::NAN, |mu| {
+                            mahalanobis_error(&mu, &sample.mean, &sample.covariance)
+                        });
                         (f, o, m, "ok".to_string())
                     }
                     Err(e) => (f64::NAN, f64::NAN, f64::NAN, e),
@@ -313,7 +387,11 @@ pub fn run(args: &CovarianceArgs) -> Result<(), CliError> {
 }
 
 fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
-    panic.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| panic.downcast_ref::<String>().cloned()).unwrap_or_else(|| "unknown panic".into())
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into())
 }
 
 /// The data and corruption in words.
@@ -327,10 +405,16 @@ fn setting(args: &CovarianceArgs) -> String {
 /// Write the plot and the summary of `rows` into the output folder, and print the summary.
 fn report(args: &CovarianceArgs, rows: &[Row]) -> Result<(), CliError> {
     let mut series: Vec<Series> = Vec::new();
-    for r in rows.iter().filter(|r| r.status == "ok" && r.frobenius.is_finite()) {
+    for r in rows
+        .iter()
+        .filter(|r| r.status == "ok" && r.frobenius.is_finite())
+    {
         match series.iter_mut().find(|s| s.label == r.method) {
             Some(s) => s.points.push((r.n as f64, r.frobenius)),
-            None => series.push(Series { label: r.method.clone(), points: vec![(r.n as f64, r.frobenius)] }),
+            None => series.push(Series {
+                label: r.method.clone(),
+                points: vec![(r.n as f64, r.frobenius)],
+            }),
         }
     }
     let figure = Figure {
@@ -346,7 +430,13 @@ fn report(args: &CovarianceArgs, rows: &[Row]) -> Result<(), CliError> {
         y_label: "|Sigma^-1/2 S Sigma^-1/2 - I|_F".into(),
         legend: SeriesLabelPosition::LowerLeft,
     };
-    publish(&args.out, "covariance", &figure, &series, &summary(args, rows))
+    publish(
+        &args.out,
+        "covariance",
+        &figure,
+        &series,
+        &summary(args, rows),
+    )
 }
 
 /// The markdown table: per method and n, the median (and largest) errors and the median time.
@@ -372,7 +462,11 @@ fn summary(args: &CovarianceArgs, rows: &[Row]) -> String {
         args.corruption,
         args.coinpress_steps,
         args.dim,
-        args.ns.iter().map(usize::to_string).collect::<Vec<_>>().join(","),
+        args.ns
+            .iter()
+            .map(usize::to_string)
+            .collect::<Vec<_>>()
+            .join(","),
         args.epsilon,
         args.kappa,
         args.cond,
@@ -402,14 +496,25 @@ fn summary(args: &CovarianceArgs, rows: &[Row]) -> String {
     let cell = |text: &str| text.replace('|', "\\|");
     for method in methods {
         for &n in &args.ns {
-            let here: Vec<&Row> = rows.iter().filter(|r| r.method == method && r.n == n).collect();
+            let here: Vec<&Row> = rows
+                .iter()
+                .filter(|r| r.method == method && r.n == n)
+                .collect();
             let Some(first) = here.first() else { continue };
             let ok: Vec<&&Row> = here.iter().filter(|r| r.status == "ok").collect();
             let pick = |f: fn(&Row) -> f64| ok.iter().map(|r| f(r)).collect::<Vec<f64>>();
             let frobenius = pick(|r| r.frobenius);
-            let max = frobenius.iter().copied().filter(|x| x.is_finite()).fold(f64::NAN, f64::max);
+            let max = frobenius
+                .iter()
+                .copied()
+                .filter(|x| x.is_finite())
+                .fold(f64::NAN, f64::max);
             let mahalanobis = median(&pick(|r| r.mahalanobis));
-            let mahalanobis = if mahalanobis.is_finite() { format!("{mahalanobis:.3}") } else { "-".into() };
+            let mahalanobis = if mahalanobis.is_finite() {
+                format!("{mahalanobis:.3}")
+            } else {
+                "-".into()
+            };
             let _ = writeln!(
                 out,
                 "| {} | {} | {n} | {:.3} | {max:.3} | {:.3} | {mahalanobis} | {:.2} | {} |",
@@ -426,7 +531,11 @@ fn summary(args: &CovarianceArgs, rows: &[Row]) -> String {
     if !failures.is_empty() {
         out.push_str("\nFailed runs:\n\n");
         for r in failures {
-            let _ = writeln!(out, "- {} at n = {}, rep {}: {}", r.method, r.n, r.rep, r.status);
+            let _ = writeln!(
+                out,
+                "- {} at n = {}, rep {}: {}",
+                r.method, r.n, r.rep, r.status
+            );
         }
     }
     out

@@ -14,13 +14,15 @@ mod covariance;
 mod runtime;
 mod score;
 
-pub use score::{chord_seed, median, theta_seed, unit_vector, walk_seed, ScoreBenchArgs, ScoreInstance};
+pub use score::{
+    ScoreBenchArgs, ScoreInstance, chord_seed, median, theta_seed, unit_vector, walk_seed,
+};
 
 use crate::CliError;
 use clap::Subcommand;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
-use sosdp_eval::plot::{write_log_log, Figure, Series};
+use sosdp_eval::plot::{Figure, Series, write_log_log};
 use std::fs::File;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -59,13 +61,21 @@ impl<T: Serialize> Rows<T> {
     fn create(dir: &Path, name: &str) -> Result<Self, CliError> {
         std::fs::create_dir_all(dir)?;
         let path = dir.join(name);
-        let writer = csv::Writer::from_path(&path).map_err(|e| CliError::Invalid(format!("cannot write {}: {e}", path.display())))?;
-        Ok(Rows { path, writer, rows: Vec::new() })
+        let writer = csv::Writer::from_path(&path)
+            .map_err(|e| CliError::Invalid(format!("cannot write {}: {e}", path.display())))?;
+        Ok(Rows {
+            path,
+            writer,
+            rows: Vec::new(),
+        })
     }
 
     fn push(&mut self, row: T) -> Result<(), CliError> {
-        let fail = |e: String| CliError::Invalid(format!("cannot write {}: {e}", self.path.display()));
-        self.writer.serialize(&row).map_err(|e| fail(e.to_string()))?;
+        let fail =
+            |e: String| CliError::Invalid(format!("cannot write {}: {e}", self.path.display()));
+        self.writer
+            .serialize(&row)
+            .map_err(|e| fail(e.to_string()))?;
         self.writer.flush().map_err(|e| fail(e.to_string()))?;
         self.rows.push(row);
         Ok(())
@@ -74,26 +84,48 @@ impl<T: Serialize> Rows<T> {
 
 /// Write the plot `dir/stem.{png,svg}` and the summary `dir/stem.md`, print the summary, and
 /// say on stderr what was written (the rows are in `dir/stem.csv`).
-fn publish(dir: &Path, stem: &str, figure: &Figure, series: &[Series], summary: &str) -> Result<(), CliError> {
-    let [png, svg] = write_log_log(&dir.join(stem), figure, series).map_err(|e| CliError::Invalid(e.to_string()))?;
+fn publish(
+    dir: &Path,
+    stem: &str,
+    figure: &Figure,
+    series: &[Series],
+    summary: &str,
+) -> Result<(), CliError> {
+    let [png, svg] = write_log_log(&dir.join(stem), figure, series)
+        .map_err(|e| CliError::Invalid(e.to_string()))?;
     let md = dir.join(format!("{stem}.md"));
     std::fs::write(&md, summary)?;
     print!("{summary}");
-    eprintln!("wrote {}, {}, {} and {}", dir.join(format!("{stem}.csv")).display(), png.display(), svg.display(), md.display());
+    eprintln!(
+        "wrote {}, {}, {} and {}",
+        dir.join(format!("{stem}.csv")).display(),
+        png.display(),
+        svg.display(),
+        md.display()
+    );
     Ok(())
 }
 
 /// The rows of a CSV file written by [`Rows`].
 fn read_rows<T: serde::de::DeserializeOwned>(path: &Path) -> Result<Vec<T>, CliError> {
     let fail = |e: csv::Error| CliError::Invalid(format!("cannot read {}: {e}", path.display()));
-    csv::Reader::from_path(path).map_err(fail)?.deserialize().map(|r| r.map_err(fail)).collect()
+    csv::Reader::from_path(path)
+        .map_err(fail)?
+        .deserialize()
+        .map(|r| r.map_err(fail))
+        .collect()
 }
 
 /// A progress bar of `total` measurements on stderr when it is a terminal (hidden otherwise).
 fn progress(total: usize) -> ProgressBar {
-    let bar = if std::io::stderr().is_terminal() { ProgressBar::new(total as u64) } else { ProgressBar::hidden() };
+    let bar = if std::io::stderr().is_terminal() {
+        ProgressBar::new(total as u64)
+    } else {
+        ProgressBar::hidden()
+    };
     bar.set_style(
-        ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} {msg}").unwrap_or_else(|_| ProgressStyle::default_bar()),
+        ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     bar
 }
@@ -101,7 +133,9 @@ fn progress(total: usize) -> ProgressBar {
 /// Check that a list option is non-empty and has no zero entry.
 fn positive_list(option: &str, values: &[usize]) -> Result<(), CliError> {
     if values.is_empty() || values.contains(&0) {
-        return Err(CliError::Invalid(format!("--{option} needs a comma-separated list of positive integers, got {values:?}")));
+        return Err(CliError::Invalid(format!(
+            "--{option} needs a comma-separated list of positive integers, got {values:?}"
+        )));
     }
     Ok(())
 }
@@ -109,7 +143,9 @@ fn positive_list(option: &str, values: &[usize]) -> Result<(), CliError> {
 /// Check `--corruption`: a fraction in `[0, 0.5)`.
 fn corruption_fraction(value: f64) -> Result<(), CliError> {
     if !(0.0..0.5).contains(&value) {
-        return Err(CliError::Invalid(format!("--corruption must be in [0, 0.5), got {value}")));
+        return Err(CliError::Invalid(format!(
+            "--corruption must be in [0, 0.5), got {value}"
+        )));
     }
     Ok(())
 }
@@ -117,7 +153,9 @@ fn corruption_fraction(value: f64) -> Result<(), CliError> {
 /// Check a finite positive number.
 fn positive(option: &str, value: f64) -> Result<(), CliError> {
     if !(value.is_finite() && value > 0.0) {
-        return Err(CliError::Invalid(format!("--{option} must be a positive number, got {value}")));
+        return Err(CliError::Invalid(format!(
+            "--{option} must be a positive number, got {value}"
+        )));
     }
     Ok(())
 }

@@ -6,13 +6,15 @@
 //! prior radius 10 and the same corruption bound. The score evaluation is the instance of
 //! `sosdp bench score` (its own seeded data of size `n x d`), evaluated cold at one random
 //! theta near its minimiser. Each repetition draws new data.
-use super::{corruption_fraction, positive, positive_list, progress, publish, read_rows, Rows, ScoreInstance};
+use super::{
+    Rows, ScoreInstance, corruption_fraction, positive, positive_list, progress, publish, read_rows,
+};
 use crate::CliError;
 use clap::Args;
 use serde::{Deserialize, Serialize};
 use sosdp_eval::calibration::Case;
-use sosdp_eval::plot::{growth_exponent, Figure, SeriesLabelPosition, Series};
-use sosdp_eval::{l2_error, quantile, Adversary};
+use sosdp_eval::plot::{Figure, Series, SeriesLabelPosition, growth_exponent};
+use sosdp_eval::{Adversary, l2_error, quantile};
 use sosdp_learn::PrivateMean;
 use sosdp_score::{FastCm, ScoreOracle};
 use std::fmt::Write as _;
@@ -32,7 +34,12 @@ const SCORE: &str = "cold score evaluation (fast backend)";
 #[derive(Debug, Args)]
 pub struct RuntimeArgs {
     /// Dimensions, comma-separated.
-    #[arg(long, value_name = "D1,D2,..", value_delimiter = ',', default_value = "2,5,10,20,50")]
+    #[arg(
+        long,
+        value_name = "D1,D2,..",
+        value_delimiter = ',',
+        default_value = "2,5,10,20,50"
+    )]
     dims: Vec<usize>,
     /// Number of records.
     #[arg(long, value_name = "N")]
@@ -44,10 +51,20 @@ pub struct RuntimeArgs {
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
     /// Privacy parameter of the fits.
-    #[arg(long, value_name = "E", default_value_t = 1.0, allow_negative_numbers = true)]
+    #[arg(
+        long,
+        value_name = "E",
+        default_value_t = 1.0,
+        allow_negative_numbers = true
+    )]
     epsilon: f64,
     /// Corrupted fraction of the fit data, also the fits' corruption bound, in [0, 0.5).
-    #[arg(long, value_name = "ETA", default_value_t = 0.05, allow_negative_numbers = true)]
+    #[arg(
+        long,
+        value_name = "ETA",
+        default_value_t = 0.05,
+        allow_negative_numbers = true
+    )]
     corruption: f64,
     /// Time fits only up to this dimension (score evaluations run for every dimension).
     #[arg(long, value_name = "D")]
@@ -80,7 +97,10 @@ pub fn run(args: &RuntimeArgs) -> Result<(), CliError> {
     positive_list("dims", &args.dims)?;
     positive("epsilon", args.epsilon)?;
     if args.n < 2 || args.reps == 0 {
-        return Err(CliError::Invalid(format!("--n must be at least 2 and --reps at least 1, got {} and {}", args.n, args.reps)));
+        return Err(CliError::Invalid(format!(
+            "--n must be at least 2 and --reps at least 1, got {} and {}",
+            args.n, args.reps
+        )));
     }
     corruption_fraction(args.corruption)?;
     if args.replot {
@@ -88,11 +108,18 @@ pub fn run(args: &RuntimeArgs) -> Result<(), CliError> {
     }
     let fits = |d: usize| args.max_fit_dim.is_none_or(|m| d <= m);
     for &d in args.dims.iter().filter(|&&d| fits(d)) {
-        learner(args).plan(args.n, d).map_err(|e| CliError::Invalid(format!("d = {d}, n = {}: {e}", args.n)))?;
+        learner(args)
+            .plan(args.n, d)
+            .map_err(|e| CliError::Invalid(format!("d = {d}, n = {}: {e}", args.n)))?;
     }
 
     let mut rows = Rows::create(&args.out, "runtime.csv")?;
-    let total = args.dims.iter().map(|&d| if fits(d) { 2 } else { 1 }).sum::<usize>() * args.reps;
+    let total = args
+        .dims
+        .iter()
+        .map(|&d| if fits(d) { 2 } else { 1 })
+        .sum::<usize>()
+        * args.reps;
     let bar = progress(total);
     for &d in &args.dims {
         for rep in 0..args.reps {
@@ -115,9 +142,17 @@ pub fn run(args: &RuntimeArgs) -> Result<(), CliError> {
 
 /// Write the plot and the summary of `rows` into the output folder, and print the summary.
 fn report(args: &RuntimeArgs, rows: &[Row]) -> Result<(), CliError> {
-    let ok = |kind: &'static str| rows.iter().filter(move |r| r.kind == kind && r.status == "ok");
-    let mut series = [FIT, SCORE].map(|kind| Series { label: kind.into(), points: ok(kind).map(|r| (r.dim as f64, r.seconds)).collect() });
-    let fit_errors: Vec<(usize, f64)> = ok(FIT).filter_map(|r| r.error.map(|e| (r.dim, e))).collect();
+    let ok = |kind: &'static str| {
+        rows.iter()
+            .filter(move |r| r.kind == kind && r.status == "ok")
+    };
+    let mut series = [FIT, SCORE].map(|kind| Series {
+        label: kind.into(),
+        points: ok(kind).map(|r| (r.dim as f64, r.seconds)).collect(),
+    });
+    let fit_errors: Vec<(usize, f64)> = ok(FIT)
+        .filter_map(|r| r.error.map(|e| (r.dim, e)))
+        .collect();
     let summary = summary(args, &series, &fit_errors);
     for s in &mut series {
         s.label = match growth_exponent(&s.medians()) {
@@ -126,7 +161,12 @@ fn report(args: &RuntimeArgs, rows: &[Row]) -> Result<(), CliError> {
         };
     }
     let figure = Figure {
-        title: format!("sosdp runtime against dimension (n = {}, eps = {}, {}% corrupted)", args.n, args.epsilon, 100.0 * args.corruption),
+        title: format!(
+            "sosdp runtime against dimension (n = {}, eps = {}, {}% corrupted)",
+            args.n,
+            args.epsilon,
+            100.0 * args.corruption
+        ),
         x_label: "dimension d".into(),
         y_label: "seconds".into(),
         legend: SeriesLabelPosition::UpperLeft,
@@ -135,11 +175,17 @@ fn report(args: &RuntimeArgs, rows: &[Row]) -> Result<(), CliError> {
 }
 
 fn learner(args: &RuntimeArgs) -> PrivateMean {
-    PrivateMean::new(args.epsilon).radius(RADIUS).corruption(args.corruption)
+    PrivateMean::new(args.epsilon)
+        .radius(RADIUS)
+        .corruption(args.corruption)
 }
 
 fn fit(args: &RuntimeArgs, d: usize, rep: usize, seed: u64) -> Row {
-    let adversary = Adversary::ShiftedCluster { distance: CLUSTER_DISTANCE, axis: 0, spread: 0.1 };
+    let adversary = Adversary::ShiftedCluster {
+        distance: CLUSTER_DISTANCE,
+        axis: 0,
+        spread: 0.1,
+    };
     let case = Case {
         label: String::new(),
         n: args.n,
@@ -155,10 +201,22 @@ fn fit(args: &RuntimeArgs, d: usize, rep: usize, seed: u64) -> Row {
     let result = learner(args).seed(seed).fit(&data);
     let seconds = start.elapsed().as_secs_f64();
     let (error, status) = match result {
-        Ok(fit) => (Some(l2_error(&fit.release.estimate, &case.mean())), "ok".into()),
+        Ok(fit) => (
+            Some(l2_error(&fit.release.estimate, &case.mean())),
+            "ok".into(),
+        ),
         Err(e) => (None, e.to_string()),
     };
-    Row { kind: FIT.into(), dim: d, n: args.n, rep, seed, seconds, error, status }
+    Row {
+        kind: FIT.into(),
+        dim: d,
+        n: args.n,
+        rep,
+        seed,
+        seconds,
+        error,
+        status,
+    }
 }
 
 fn score(n: usize, d: usize, rep: usize, seed: u64) -> Row {
@@ -174,7 +232,16 @@ fn score(n: usize, d: usize, rep: usize, seed: u64) -> Row {
         Ok(s) => (s, "ok".into()),
         Err(e) => (f64::NAN, e.to_string()),
     };
-    Row { kind: SCORE.into(), dim: d, n, rep, seed, seconds, error: None, status }
+    Row {
+        kind: SCORE.into(),
+        dim: d,
+        n,
+        rep,
+        seed,
+        seconds,
+        error: None,
+        status,
+    }
 }
 
 /// The markdown table: median and largest time per (kind, d), and the fits' median error.
@@ -184,29 +251,59 @@ fn summary(args: &RuntimeArgs, series: &[Series; 2], fit_errors: &[(usize, f64)]
         args.n,
         args.epsilon,
         args.corruption,
-        args.dims.iter().map(usize::to_string).collect::<Vec<_>>().join(","),
+        args.dims
+            .iter()
+            .map(usize::to_string)
+            .collect::<Vec<_>>()
+            .join(","),
         args.n,
         args.reps,
         args.epsilon,
         args.corruption,
-        args.max_fit_dim.map_or(String::new(), |m| format!(" --max-fit-dim {m}")),
+        args.max_fit_dim
+            .map_or(String::new(), |m| format!(" --max-fit-dim {m}")),
     );
-    out.push_str("| what | d | runs | median s | max s | median l2 error |\n|---|---|---|---|---|---|\n");
+    out.push_str(
+        "| what | d | runs | median s | max s | median l2 error |\n|---|---|---|---|---|---|\n",
+    );
     for s in series {
         for &d in &args.dims {
-            let times: Vec<f64> = s.points.iter().filter(|p| p.0 == d as f64).map(|p| p.1).collect();
+            let times: Vec<f64> = s
+                .points
+                .iter()
+                .filter(|p| p.0 == d as f64)
+                .map(|p| p.1)
+                .collect();
             if times.is_empty() {
                 continue;
             }
-            let errors: Vec<f64> = fit_errors.iter().filter(|e| e.0 == d && s.label == FIT).map(|e| e.1).collect();
-            let error = if errors.is_empty() { "".into() } else { format!("{:.3}", quantile(&errors, 0.5)) };
+            let errors: Vec<f64> = fit_errors
+                .iter()
+                .filter(|e| e.0 == d && s.label == FIT)
+                .map(|e| e.1)
+                .collect();
+            let error = if errors.is_empty() {
+                "".into()
+            } else {
+                format!("{:.3}", quantile(&errors, 0.5))
+            };
             let max = times.iter().copied().fold(0.0, f64::max);
-            let _ = writeln!(out, "| {} | {d} | {} | {:.3} | {max:.3} | {error} |", s.label, times.len(), quantile(&times, 0.5));
+            let _ = writeln!(
+                out,
+                "| {} | {d} | {} | {:.3} | {max:.3} | {error} |",
+                s.label,
+                times.len(),
+                quantile(&times, 0.5)
+            );
         }
     }
     for s in series {
         if let Some(a) = growth_exponent(&s.medians()) {
-            let _ = writeln!(out, "\n{}: fitted growth exponent {a:.2} (least squares on log median time against log d).", s.label);
+            let _ = writeln!(
+                out,
+                "\n{}: fitted growth exponent {a:.2} (least squares on log median time against log d).",
+                s.label
+            );
         }
     }
     out

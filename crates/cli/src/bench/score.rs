@@ -17,7 +17,9 @@ use rand::{RngExt, SeedableRng};
 use rand_distr::{Distribution, StandardNormal};
 use serde::Serialize;
 use sosdp_eval::{Adversary, CorruptedSample};
-use sosdp_score::{chord_by_bisection, minimise_cm, Anchor, CertifiedMean, ClarabelCm, FastCm, ScoreOracle};
+use sosdp_score::{
+    Anchor, CertifiedMean, ClarabelCm, FastCm, ScoreOracle, chord_by_bisection, minimise_cm,
+};
 use std::time::Instant;
 
 /// Fraction of the records replaced by the adversary.
@@ -57,17 +59,32 @@ pub struct ScoreBenchArgs {
     skip_clarabel: bool,
     /// Also time K chords of the level body `{CM <= anchor score + chord_level}` through the
     /// anchor along random directions (the sampler's hit-and-run query), K >= 0.
-    #[arg(long, value_name = "K", default_value_t = 0, allow_negative_numbers = true)]
+    #[arg(
+        long,
+        value_name = "K",
+        default_value_t = 0,
+        allow_negative_numbers = true
+    )]
     chords: i64,
     /// Level of the chord bodies above the anchor's score.
-    #[arg(long, value_name = "L", default_value_t = 10.0, allow_negative_numbers = true)]
+    #[arg(
+        long,
+        value_name = "L",
+        default_value_t = 10.0,
+        allow_negative_numbers = true
+    )]
     chord_level: f64,
     /// Time the chords by bisection on membership (`chord_by_bisection`) instead of the fast
     /// backend's direct chord ends.
     #[arg(long)]
     bisect: bool,
     /// Tolerance of the chord ends along the line (theta units).
-    #[arg(long, value_name = "T", default_value_t = 1e-4, allow_negative_numbers = true)]
+    #[arg(
+        long,
+        value_name = "T",
+        default_value_t = 1e-4,
+        allow_negative_numbers = true
+    )]
     chord_tol: f64,
 }
 
@@ -89,21 +106,38 @@ impl ScoreInstance {
     /// fast backend).
     pub fn new(n: usize, dim: usize, seed: u64) -> Result<Self, CliError> {
         if n < 2 {
-            return Err(CliError::Invalid(format!("--n must be at least 2, got {n}")));
+            return Err(CliError::Invalid(format!(
+                "--n must be at least 2, got {n}"
+            )));
         }
         if dim < 1 {
-            return Err(CliError::Invalid(format!("--dim must be at least 1, got {dim}")));
+            return Err(CliError::Invalid(format!(
+                "--dim must be at least 1, got {dim}"
+            )));
         }
         let mut rng = StdRng::seed_from_u64(seed);
         let mean: Vec<f64> = unit_vector(&mut rng, dim);
-        let adversary = Adversary::ShiftedCluster { distance: CLUSTER_DISTANCE, axis: 0, spread: CLUSTER_SPREAD };
-        let data = CorruptedSample::identity_covariance(&mut rng, n, &mean, CORRUPTION, &adversary).data;
-        let centre: Vec<f64> = data.column_iter().map(|c| median(c.iter().copied().collect())).collect();
+        let adversary = Adversary::ShiftedCluster {
+            distance: CLUSTER_DISTANCE,
+            axis: 0,
+            spread: CLUSTER_SPREAD,
+        };
+        let data =
+            CorruptedSample::identity_covariance(&mut rng, n, &mean, CORRUPTION, &adversary).data;
+        let centre: Vec<f64> = data
+            .column_iter()
+            .map(|c| median(c.iter().copied().collect()))
+            .collect();
         let gamma = DMatrix::identity(dim, dim) * (1.0 + 0.2 + CENTRE_RADIUS * CENTRE_RADIUS);
         let problem = CertifiedMean::new(&data, &centre, &gamma)?;
         let anchor = FastCm::new(problem.clone()).minimise(None)?;
         let radius = 2.5 * (dim as f64 / n as f64).sqrt() + 0.05;
-        Ok(ScoreInstance { data, problem, anchor, radius })
+        Ok(ScoreInstance {
+            data,
+            problem,
+            anchor,
+            radius,
+        })
     }
 
     /// `k` thetas uniform in the ball of radius [`Self::radius`] around the anchor, inside
@@ -133,7 +167,8 @@ impl ScoreInstance {
         for _ in 0..steps {
             walk.push(current.clone());
             let from = DVector::from_column_slice(&current);
-            current = self.draw_in_domain(|| &from + DVector::from_vec(unit_vector(&mut rng, dim)) * step)?;
+            current = self
+                .draw_in_domain(|| &from + DVector::from_vec(unit_vector(&mut rng, dim)) * step)?;
         }
         Ok(walk)
     }
@@ -145,7 +180,9 @@ impl ScoreInstance {
                 return Ok(theta.as_slice().to_vec());
             }
         }
-        Err(CliError::Invalid(format!("no theta inside the CM domain after {MAX_ATTEMPTS} draws")))
+        Err(CliError::Invalid(format!(
+            "no theta inside the CM domain after {MAX_ATTEMPTS} draws"
+        )))
     }
 }
 
@@ -214,22 +251,40 @@ struct ScoreBenchReport {
 /// `sosdp bench score`: print one JSON line.
 pub fn run(args: &ScoreBenchArgs) -> Result<(), CliError> {
     if args.n < 2 {
-        return Err(CliError::Invalid(format!("--n must be at least 2, got {}", args.n)));
+        return Err(CliError::Invalid(format!(
+            "--n must be at least 2, got {}",
+            args.n
+        )));
     }
     if args.dim < 1 {
-        return Err(CliError::Invalid(format!("--dim must be at least 1, got {}", args.dim)));
+        return Err(CliError::Invalid(format!(
+            "--dim must be at least 1, got {}",
+            args.dim
+        )));
     }
     if args.reps < 1 {
-        return Err(CliError::Invalid(format!("--reps must be at least 1, got {}", args.reps)));
+        return Err(CliError::Invalid(format!(
+            "--reps must be at least 1, got {}",
+            args.reps
+        )));
     }
     if args.chords < 0 {
-        return Err(CliError::Invalid(format!("--chords must be at least 0, got {}", args.chords)));
+        return Err(CliError::Invalid(format!(
+            "--chords must be at least 0, got {}",
+            args.chords
+        )));
     }
     if !(args.chord_tol.is_finite() && args.chord_tol > 0.0) {
-        return Err(CliError::Invalid(format!("--chord-tol must be positive, got {}", args.chord_tol)));
+        return Err(CliError::Invalid(format!(
+            "--chord-tol must be positive, got {}",
+            args.chord_tol
+        )));
     }
     if !(args.chord_level.is_finite() && args.chord_level > 0.0) {
-        return Err(CliError::Invalid(format!("--chord-level must be positive, got {}", args.chord_level)));
+        return Err(CliError::Invalid(format!(
+            "--chord-level must be positive, got {}",
+            args.chord_level
+        )));
     }
     let (n, dim, reps) = (args.n as usize, args.dim as usize, args.reps as usize);
 
@@ -241,7 +296,10 @@ pub fn run(args: &ScoreBenchArgs) -> Result<(), CliError> {
     } else {
         let t = Instant::now();
         let anchor = minimise_cm(&ClarabelCm::new(instance.problem.clone()), None)?;
-        Some((ms(t), (anchor.eval.score - instance.anchor.eval.score).abs()))
+        Some((
+            ms(t),
+            (anchor.eval.score - instance.anchor.eval.score).abs(),
+        ))
     };
     let thetas = instance.ball_thetas(reps, theta_seed(args.seed))?;
     let fast = FastCm::new(instance.problem.clone());
@@ -296,7 +354,8 @@ pub fn run(args: &ScoreBenchArgs) -> Result<(), CliError> {
         max_abs_diff: (!args.skip_clarabel).then_some(max_abs_diff),
         fast_warm_ms_median: (!warm_ms.is_empty()).then(|| median(warm_ms)),
         fast_ms_max: fast_ms.iter().copied().fold(0.0, f64::max),
-        clarabel_ms_max: (!args.skip_clarabel).then(|| clarabel_ms.iter().copied().fold(0.0, f64::max)),
+        clarabel_ms_max: (!args.skip_clarabel)
+            .then(|| clarabel_ms.iter().copied().fold(0.0, f64::max)),
         fast_fallbacks: fallbacks,
         fast_iterations_median: median(fast_iterations),
         anchor_ms,
@@ -310,7 +369,8 @@ pub fn run(args: &ScoreBenchArgs) -> Result<(), CliError> {
         warm: args.warm,
         chord,
     };
-    let line = serde_json::to_string(&report).map_err(|e| CliError::Invalid(format!("cannot encode the report: {e}")))?;
+    let line = serde_json::to_string(&report)
+        .map_err(|e| CliError::Invalid(format!("cannot encode the report: {e}")))?;
     println!("{line}");
     Ok(())
 }
@@ -318,7 +378,12 @@ pub fn run(args: &ScoreBenchArgs) -> Result<(), CliError> {
 /// Time `count` chords of `{CM <= anchor score + level}` through the anchor along random
 /// directions, each within the line's CM domain, one after the other on the same oracle (as
 /// consecutive hit-and-run steps would).
-fn chords(instance: &ScoreInstance, fast: &FastCm, args: &ScoreBenchArgs, seed: u64) -> Result<ChordReport, CliError> {
+fn chords(
+    instance: &ScoreInstance,
+    fast: &FastCm,
+    args: &ScoreBenchArgs,
+    seed: u64,
+) -> Result<ChordReport, CliError> {
     let (count, tol) = (args.chords as usize, args.chord_tol);
     let mut rng = StdRng::seed_from_u64(seed);
     let x = &instance.anchor.theta;
@@ -367,7 +432,9 @@ fn ms(start: Instant) -> f64 {
 /// A uniformly random unit vector in `R^dim`.
 pub fn unit_vector(rng: &mut StdRng, dim: usize) -> Vec<f64> {
     loop {
-        let g: Vec<f64> = (0..dim).map(|_| -> f64 { StandardNormal.sample(&mut *rng) }).collect();
+        let g: Vec<f64> = (0..dim)
+            .map(|_| -> f64 { StandardNormal.sample(&mut *rng) })
+            .collect();
         let norm = g.iter().map(|x| x * x).sum::<f64>().sqrt();
         if norm > 1e-12 {
             return g.iter().map(|x| x / norm).collect();
@@ -382,5 +449,9 @@ pub fn median(mut v: Vec<f64>) -> f64 {
     }
     v.sort_by(f64::total_cmp);
     let m = v.len() / 2;
-    if v.len() % 2 == 1 { v[m] } else { 0.5 * (v[m - 1] + v[m]) }
+    if v.len() % 2 == 1 {
+        v[m]
+    } else {
+        0.5 * (v[m - 1] + v[m])
+    }
 }

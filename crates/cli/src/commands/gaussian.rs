@@ -4,7 +4,7 @@
 //! "stage_releases": [...], "accuracy": [...], "guarantee": "..."}`, where the estimate is the
 //! covariance (rows) or `{"mean": [...], "covariance": [[...]]}`. `--diagnostics FILE` writes
 //! the non-private diagnostics to a separate file.
-use super::{emit_fit, validate_read_fit, LearnerArgs};
+use super::{LearnerArgs, emit_fit, validate_read_fit};
 use crate::CliError;
 use clap::Args;
 use sosdp_learn::{PrivateCovariance, PrivateGaussian};
@@ -15,7 +15,12 @@ pub struct CommonArgs {
     #[command(flatten)]
     learner: LearnerArgs,
     /// Prior I ⪯ Sigma ⪯ K I on the covariance, K >= 1 (the accuracy bounds assume it).
-    #[arg(long, value_name = "K", default_value_t = 100.0, allow_negative_numbers = true)]
+    #[arg(
+        long,
+        value_name = "K",
+        default_value_t = 100.0,
+        allow_negative_numbers = true
+    )]
     kappa: f64,
 }
 
@@ -36,20 +41,37 @@ pub struct GaussianArgs {
 
 pub fn run_covariance(args: &CovarianceArgs) -> Result<(), CliError> {
     let a = &args.common.learner;
-    let mut learner = PrivateCovariance::new(a.epsilon).kappa(args.common.kappa).corruption(a.corruption).beta(a.beta);
+    let mut learner = PrivateCovariance::new(a.epsilon)
+        .kappa(args.common.kappa)
+        .corruption(a.corruption)
+        .beta(a.beta);
     if let Some(s) = a.seed {
         learner = learner.seed(s);
     }
-    let fit = validate_read_fit(a, "step", || learner.validate(), |data, progress| learner.fit_with_progress(data, progress))?;
+    let fit = validate_read_fit(
+        a,
+        "step",
+        || learner.validate(),
+        |data, progress| learner.fit_with_progress(data, progress),
+    )?;
     emit_fit(a, &fit)
 }
 
 pub fn run_gaussian(args: &GaussianArgs) -> Result<(), CliError> {
     let a = &args.common.learner;
-    let mut learner = PrivateGaussian::new(a.epsilon).radius(args.radius).kappa(args.common.kappa).corruption(a.corruption).beta(a.beta);
+    let mut learner = PrivateGaussian::new(a.epsilon)
+        .radius(args.radius)
+        .kappa(args.common.kappa)
+        .corruption(a.corruption)
+        .beta(a.beta);
     if let Some(s) = a.seed {
         learner = learner.seed(s);
     }
-    let fit = validate_read_fit(a, "step", || learner.validate(), |data, progress| learner.fit_with_progress(data, progress))?;
+    let fit = validate_read_fit(
+        a,
+        "step",
+        || learner.validate(),
+        |data, progress| learner.fit_with_progress(data, progress),
+    )?;
     emit_fit(a, &fit)
 }

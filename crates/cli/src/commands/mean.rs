@@ -3,7 +3,7 @@
 //! `{"estimate": [...], "epsilon": E, "delta": 0, "plan": {...}, "stage_releases": [...],
 //! "accuracy": [...], "guarantee": "..."}` and nothing else computed from the data.
 //! `--diagnostics FILE` writes the non-private diagnostics to a separate file.
-use super::{emit_fit, validate_read_fit, LearnerArgs};
+use super::{LearnerArgs, emit_fit, validate_read_fit};
 use crate::CliError;
 use clap::Args;
 use sosdp_learn::PrivateMean;
@@ -20,10 +20,18 @@ pub struct MeanArgs {
 
 pub fn run(args: &MeanArgs) -> Result<(), CliError> {
     let a = &args.common;
-    let mut learner = PrivateMean::new(a.epsilon).radius(args.radius).corruption(a.corruption).beta(a.beta);
+    let mut learner = PrivateMean::new(a.epsilon)
+        .radius(args.radius)
+        .corruption(a.corruption)
+        .beta(a.beta);
     if let Some(s) = a.seed {
         learner = learner.seed(s);
     }
-    let fit = validate_read_fit(a, "stage", || learner.validate(), |data, progress| learner.fit_with_progress(data, progress))?;
+    let fit = validate_read_fit(
+        a,
+        "stage",
+        || learner.validate(),
+        |data, progress| learner.fit_with_progress(data, progress),
+    )?;
     emit_fit(a, &fit)
 }

@@ -9,15 +9,17 @@
 //! [`sosdp_learn::Constants`]), checked before the data are read.
 //! Each release is `eps`-DP on its own; `K` releases together are `K eps`-DP — unless
 //! `--seed` fixes the randomness, which voids the guarantee (a warning on stderr says so).
-use crate::problem::CmArgs;
 use crate::CliError;
+use crate::problem::CmArgs;
 use clap::{Args, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use rayon::prelude::*;
 use serde_json::json;
-use sosdp_sampler::{release, Ball, Ellipsoid, Intersection, MechanismSettings, SamplerKind, Start};
+use sosdp_sampler::{
+    Ball, Ellipsoid, Intersection, MechanismSettings, SamplerKind, Start, release,
+};
 use sosdp_score::{BallDomain, FastCm};
 use std::io::IsTerminal;
 
@@ -46,7 +48,12 @@ pub struct MeanArgs {
     #[arg(long, value_name = "E", allow_negative_numbers = true)]
     epsilon: f64,
     /// Number of independent releases K >= 1.
-    #[arg(long, value_name = "K", default_value_t = 1, allow_negative_numbers = true)]
+    #[arg(
+        long,
+        value_name = "K",
+        default_value_t = 1,
+        allow_negative_numbers = true
+    )]
     draws: i64,
     /// Seed of the sampler's randomness (reproducible runs; omit for fresh OS randomness, as a
     /// published release should: seeded releases are not private, and a warning on stderr says
@@ -75,7 +82,8 @@ pub fn run(command: &MechanismCommand) -> Result<(), CliError> {
 }
 
 fn settings(args: &MeanArgs, dim: usize) -> Result<MechanismSettings, CliError> {
-    let mut s = MechanismSettings::new(args.epsilon, dim).map_err(|e| CliError::Invalid(format!("--epsilon: {e}")))?;
+    let mut s = MechanismSettings::new(args.epsilon, dim)
+        .map_err(|e| CliError::Invalid(format!("--epsilon: {e}")))?;
     s.sampler = match args.sampler {
         SamplerArg::LayerCake => SamplerKind::LayerCake,
         SamplerArg::Slice => SamplerKind::Slice,
@@ -91,10 +99,16 @@ fn settings(args: &MeanArgs, dim: usize) -> Result<MechanismSettings, CliError> 
 
 fn mean(args: &MeanArgs) -> Result<(), CliError> {
     if !(args.radius.is_finite() && args.radius > 0.0) {
-        return Err(CliError::Invalid(format!("--radius must be positive and finite, got {}", args.radius)));
+        return Err(CliError::Invalid(format!(
+            "--radius must be positive and finite, got {}",
+            args.radius
+        )));
     }
     if args.draws < 1 {
-        return Err(CliError::Invalid(format!("--draws must be at least 1, got {}", args.draws)));
+        return Err(CliError::Invalid(format!(
+            "--draws must be at least 1, got {}",
+            args.draws
+        )));
     }
     let max_radius = sosdp_learn::Constants::default().max_radius;
     if args.radius > max_radius || args.problem.gamma > 1.0 + max_radius * max_radius {
@@ -107,27 +121,44 @@ fn mean(args: &MeanArgs) -> Result<(), CliError> {
     settings(args, 1)?;
     let (data, centre) = args.problem.read()?;
     let spread = sosdp_learn::projection::clean_radius(data.nrows(), data.ncols(), 0.25 * 0.05);
-    let problem = args.problem.problem(&sosdp_learn::projection::project_rows(&data, &centre, args.radius + spread), &centre)?;
+    let problem = args.problem.problem(
+        &sosdp_learn::projection::project_rows(&data, &centre, args.radius + spread),
+        &centre,
+    )?;
     let settings = settings(args, problem.dim())?;
     let centre: Vec<f64> = problem.centre().iter().copied().collect();
     let domain = Intersection::new(vec![
-        Box::new(Ball::new(centre.clone(), args.radius).map_err(|e| CliError::Invalid(e.to_string()))?),
-        Box::new(Ellipsoid::new(centre.clone(), problem.gamma()).map_err(|e| CliError::Invalid(e.to_string()))?),
+        Box::new(
+            Ball::new(centre.clone(), args.radius).map_err(|e| CliError::Invalid(e.to_string()))?,
+        ),
+        Box::new(
+            Ellipsoid::new(centre.clone(), problem.gamma())
+                .map_err(|e| CliError::Invalid(e.to_string()))?,
+        ),
     ])
     .map_err(|e| CliError::Invalid(e.to_string()))?;
     let oracle = FastCm::new(problem);
-    let anchor = oracle.minimise(Some(&BallDomain { centre, radius: args.radius }))?;
-    let start = Start { theta: anchor.theta.clone(), score_upper: anchor.eval.upper };
+    let anchor = oracle.minimise(Some(&BallDomain {
+        centre,
+        radius: args.radius,
+    }))?;
+    let start = Start {
+        theta: anchor.theta.clone(),
+        score_upper: anchor.eval.upper,
+    };
     super::warn_if_seeded(args.seed);
     let base = match args.seed {
         Some(s) => s,
-        None => sosdp_learn::stage::seeded_rng(None).map_err(|e| CliError::Invalid(e.to_string()))?.random::<u64>(),
+        None => sosdp_learn::stage::seeded_rng(None)
+            .map_err(|e| CliError::Invalid(e.to_string()))?
+            .random::<u64>(),
     };
     let bar = progress_bar(&settings, args.draws as u64);
     let releases: Vec<_> = (0..args.draws as u64)
         .into_par_iter()
         .map(|k| {
-            let mut rng = StdRng::seed_from_u64(base.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(k));
+            let mut rng =
+                StdRng::seed_from_u64(base.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(k));
             let oracle = oracle.clone();
             release(&oracle, &domain, &start, &settings, &mut rng, &mut |p| {
                 if p.phase == "slice" {
@@ -142,7 +173,11 @@ fn mean(args: &MeanArgs) -> Result<(), CliError> {
     bar.finish_and_clear();
     for r in releases {
         let r = r.map_err(|e| CliError::Invalid(format!("the mechanism failed: {e}")))?;
-        let line = if args.record { json!({"theta": r.theta, "non_private_record": r.record}) } else { json!({"theta": r.theta}) };
+        let line = if args.record {
+            json!({"theta": r.theta, "non_private_record": r.record})
+        } else {
+            json!({"theta": r.theta})
+        };
         println!("{line}");
     }
     Ok(())
@@ -157,12 +192,20 @@ fn progress_bar(settings: &MechanismSettings, draws: u64) -> ProgressBar {
     match settings.sampler {
         SamplerKind::Slice => {
             let bar = ProgressBar::new(draws * settings.slice.iterations as u64);
-            bar.set_style(ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} slice iterations ({eta} left)").unwrap_or_else(|_| ProgressStyle::default_bar()));
+            bar.set_style(
+                ProgressStyle::with_template(
+                    "{elapsed_precise} [{bar:40}] {pos}/{len} slice iterations ({eta} left)",
+                )
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+            );
             bar
         }
         SamplerKind::LayerCake => {
             let bar = ProgressBar::new_spinner();
-            bar.set_style(ProgressStyle::with_template("{elapsed_precise} {spinner} {msg}").unwrap_or_else(|_| ProgressStyle::default_spinner()));
+            bar.set_style(
+                ProgressStyle::with_template("{elapsed_precise} {spinner} {msg}")
+                    .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+            );
             bar
         }
     }

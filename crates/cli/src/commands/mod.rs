@@ -5,8 +5,8 @@ pub mod mean;
 pub mod mechanism;
 pub mod score;
 
-use crate::input::{read_matrix, Header};
 use crate::CliError;
+use crate::input::{Header, read_matrix};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use nalgebra::DMatrix;
@@ -37,10 +37,20 @@ pub struct LearnerArgs {
     /// tolerates a corruption its plan states (`tolerated_pair_corruption / 2`, about 0.5-1% at
     /// d = 10, 1-2% at d = 2-5); above it, or when n is too small, the plan is refused before the
     /// data are read, with the number of records it would need.
-    #[arg(long, value_name = "ETA", default_value_t = 0.0, allow_negative_numbers = true)]
+    #[arg(
+        long,
+        value_name = "ETA",
+        default_value_t = 0.0,
+        allow_negative_numbers = true
+    )]
     pub corruption: f64,
     /// Failure probability of the accuracy guarantee, in (0, 1).
-    #[arg(long, value_name = "B", default_value_t = 0.05, allow_negative_numbers = true)]
+    #[arg(
+        long,
+        value_name = "B",
+        default_value_t = 0.05,
+        allow_negative_numbers = true
+    )]
     pub beta: f64,
     /// Seed (reproducible runs; omit for fresh OS randomness, as a published release should:
     /// a seeded release is not private, and a warning on stderr says so).
@@ -75,8 +85,16 @@ pub fn validate_read_fit<T>(
     let data = read_matrix(&args.input, Header::data(args.header))?;
     warn_if_seeded(args.seed);
     let bar = progress_bar();
-    let out = fit(&data, &mut |k, p| bar.set_message(format!("{step} {} {} {}/{}", k + 1, p.phase, p.done, p.total)))
-        .map_err(|e| CliError::Invalid(e.to_string()))?;
+    let out = fit(&data, &mut |k, p| {
+        bar.set_message(format!(
+            "{step} {} {} {}/{}",
+            k + 1,
+            p.phase,
+            p.done,
+            p.total
+        ))
+    })
+    .map_err(|e| CliError::Invalid(e.to_string()))?;
     bar.finish_and_clear();
     Ok(out)
 }
@@ -85,9 +103,17 @@ pub fn validate_read_fit<T>(
 /// read (so that an unwritable path fails at once, not after a fit of minutes): an existing
 /// file is opened for appending and left as it is; a missing one is created and removed again.
 fn check_writable(option: &'static str, path: &Path) -> Result<(), CliError> {
-    let fail = |source| CliError::Output { option, path: path.to_path_buf(), source };
+    let fail = |source| CliError::Output {
+        option,
+        path: path.to_path_buf(),
+        source,
+    };
     let existed = path.symlink_metadata().is_ok();
-    std::fs::OpenOptions::new().append(true).create(true).open(path).map_err(fail)?;
+    std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(path)
+        .map_err(fail)?;
     if !existed {
         std::fs::remove_file(path).map_err(fail)?;
     }
@@ -107,16 +133,33 @@ pub fn warn_if_seeded(seed: Option<u64>) {
 
 /// A spinner with a message on stderr when stderr is a terminal (hidden otherwise).
 pub fn progress_bar() -> ProgressBar {
-    let bar = if std::io::stderr().is_terminal() { ProgressBar::new_spinner() } else { ProgressBar::hidden() };
-    bar.set_style(ProgressStyle::with_template("{elapsed_precise} {spinner} {msg}").unwrap_or_else(|_| ProgressStyle::default_spinner()));
+    let bar = if std::io::stderr().is_terminal() {
+        ProgressBar::new_spinner()
+    } else {
+        ProgressBar::hidden()
+    };
+    bar.set_style(
+        ProgressStyle::with_template("{elapsed_precise} {spinner} {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+    );
     bar.enable_steady_tick(Duration::from_millis(200));
     bar
 }
 
 /// Print a JSON object on stdout, or write it to `out`, the file of `option`.
-pub fn emit(option: &'static str, out: &Option<PathBuf>, value: &serde_json::Value) -> Result<(), CliError> {
+pub fn emit(
+    option: &'static str,
+    out: &Option<PathBuf>,
+    value: &serde_json::Value,
+) -> Result<(), CliError> {
     match out {
-        Some(path) => std::fs::write(path, format!("{value}\n")).map_err(|source| CliError::Output { option, path: path.clone(), source })?,
+        Some(path) => {
+            std::fs::write(path, format!("{value}\n")).map_err(|source| CliError::Output {
+                option,
+                path: path.clone(),
+                source,
+            })?
+        }
         None => println!("{value}"),
     }
     Ok(())
@@ -125,11 +168,16 @@ pub fn emit(option: &'static str, out: &Option<PathBuf>, value: &serde_json::Val
 /// Emit a fit: the public release as JSON on stdout or to `--out`, and, only with
 /// `--diagnostics FILE`, the non-private diagnostics to that separate file under the key
 /// `non_private_diagnostics`.
-pub fn emit_fit<E: serde::Serialize, P: serde::Serialize>(args: &LearnerArgs, fit: &sosdp_learn::Fit<E, P>) -> Result<(), CliError> {
-    let release = serde_json::to_value(&fit.release).map_err(|e| CliError::Invalid(format!("cannot serialise the release: {e}")))?;
+pub fn emit_fit<E: serde::Serialize, P: serde::Serialize>(
+    args: &LearnerArgs,
+    fit: &sosdp_learn::Fit<E, P>,
+) -> Result<(), CliError> {
+    let release = serde_json::to_value(&fit.release)
+        .map_err(|e| CliError::Invalid(format!("cannot serialise the release: {e}")))?;
     emit("--out", &args.out, &release)?;
     if let Some(path) = &args.diagnostics {
-        let diagnostics = serde_json::json!({ "non_private_diagnostics": fit.diagnostics.non_private() });
+        let diagnostics =
+            serde_json::json!({ "non_private_diagnostics": fit.diagnostics.non_private() });
         emit("--diagnostics", &Some(path.clone()), &diagnostics)?;
     }
     Ok(())

@@ -1,8 +1,8 @@
 //! `sosdp score mean|spectral`: evaluate one score with its certified bracket, for auditing a
 //! release and cross-checking implementations. Prints one JSON object on stdout.
-use crate::input::{read_matrix, read_vector, Header};
-use crate::problem::{check_len, CmArgs};
 use crate::CliError;
+use crate::input::{Header, read_matrix, read_vector};
+use crate::problem::{CmArgs, check_len};
 use clap::{Args, Subcommand};
 use serde_json::json;
 use sosdp_score::{ClarabelCm, ClarabelSp, ScoreEval, ScoreOracle, Spectral};
@@ -72,10 +72,16 @@ fn mean(args: &MeanArgs) -> Result<(ScoreEval, &'static str), CliError> {
 
 fn spectral(args: &SpectralArgs) -> Result<(ScoreEval, &'static str), CliError> {
     if !(args.width > 0.0 && args.width < 1.0) {
-        return Err(CliError::Invalid(format!("--width must lie in (0, 1), got {}", args.width)));
+        return Err(CliError::Invalid(format!(
+            "--width must lie in (0, 1), got {}",
+            args.width
+        )));
     }
     if !(args.lambda.is_finite() && args.lambda > 0.0) {
-        return Err(CliError::Invalid(format!("--lambda must be positive and finite, got {}", args.lambda)));
+        return Err(CliError::Invalid(format!(
+            "--lambda must be positive and finite, got {}",
+            args.lambda
+        )));
     }
     let data = read_matrix(&args.data, Header::data(args.header))?;
     let s = read_matrix(&args.matrix, Header::Never)?;

@@ -93,7 +93,11 @@ pub fn chi2_quantile(alpha: f64, df: f64) -> f64 {
     let (mut lo, mut hi) = (0.0, 10.0 * df + 200.0);
     for _ in 0..200 {
         let mid = 0.5 * (lo + hi);
-        if chi2_sf(mid, df) > alpha { lo = mid } else { hi = mid }
+        if chi2_sf(mid, df) > alpha {
+            lo = mid
+        } else {
+            hi = mid
+        }
     }
     0.5 * (lo + hi)
 }
@@ -134,12 +138,19 @@ pub fn chi_square(counts: &[f64], p: &[f64]) -> ChiSquare {
     let statistic = groups
         .iter()
         .map(|g| {
-            let (o, e) = (g.iter().map(|&b| counts[b]).sum::<f64>(), total * g.iter().map(|&b| p[b]).sum::<f64>());
+            let (o, e) = (
+                g.iter().map(|&b| counts[b]).sum::<f64>(),
+                total * g.iter().map(|&b| p[b]).sum::<f64>(),
+            );
             (o - e).powi(2) / e
         })
         .sum();
     let df = (groups.len() - 1) as f64;
-    ChiSquare { groups, statistic, df }
+    ChiSquare {
+        groups,
+        statistic,
+        df,
+    }
 }
 
 /// Non-centrality `N sum_g (q_g - p_g)^2 / p_g` of the chi-square test against `p` when the
@@ -148,7 +159,10 @@ pub fn noncentrality(groups: &[Vec<usize>], p: &[f64], q: &[f64], total: f64) ->
     groups
         .iter()
         .map(|g| {
-            let (pg, qg) = (g.iter().map(|&b| p[b]).sum::<f64>(), g.iter().map(|&b| q[b]).sum::<f64>());
+            let (pg, qg) = (
+                g.iter().map(|&b| p[b]).sum::<f64>(),
+                g.iter().map(|&b| q[b]).sum::<f64>(),
+            );
             (qg - pg).powi(2) / pg
         })
         .sum::<f64>()
@@ -157,23 +171,35 @@ pub fn noncentrality(groups: &[Vec<usize>], p: &[f64], q: &[f64], total: f64) ->
 
 // ----- the mechanism and its exact law ------------------------------------------------------
 
-
 /// The exact law of one CM stage's release per grid cell (`scores` at the cell midpoints): for each level offset `kappa` of a midpoint grid
 /// of `offsets` values in `[0, 1)`, the target `pi_kappa(theta) ∝ exp(-eps' l_{i(theta)})`,
 /// `l_i = kappa + i`, `i(theta) = min(ceil(s(theta) - kappa), top)` (crates/sampler/src/target.rs),
 /// normalised; then the average over `kappa` (release() draws `kappa` uniformly from a grid of
 /// step 1e-6 in [0, 1), `Levels::draw`).
-pub fn exact_cell_law(scores: &[f64], max_score: f64, eps_sampling: f64, offsets: usize) -> Vec<f64> {
+pub fn exact_cell_law(
+    scores: &[f64],
+    max_score: f64,
+    eps_sampling: f64,
+    offsets: usize,
+) -> Vec<f64> {
     let mut out = vec![0.0; scores.len()];
     for k in 0..offsets {
         let kappa = (k as f64 + 0.5) / offsets as f64;
         let top = (max_score - kappa).ceil();
         // Relative to the smallest level, so that nothing underflows.
-        let levels: Vec<f64> = scores.iter().map(|s| kappa + (s - kappa).ceil().min(top)).collect();
+        let levels: Vec<f64> = scores
+            .iter()
+            .map(|s| kappa + (s - kappa).ceil().min(top))
+            .collect();
         let low = levels.iter().copied().fold(f64::INFINITY, f64::min);
-        let m: Vec<f64> = levels.iter().map(|l| (-eps_sampling * (l - low)).exp()).collect();
+        let m: Vec<f64> = levels
+            .iter()
+            .map(|l| (-eps_sampling * (l - low)).exp())
+            .collect();
         let z: f64 = m.iter().sum();
-        out.iter_mut().zip(&m).for_each(|(o, mi)| *o += mi / z / offsets as f64);
+        out.iter_mut()
+            .zip(&m)
+            .for_each(|(o, mi)| *o += mi / z / offsets as f64);
     }
     out
 }
@@ -181,13 +207,19 @@ pub fn exact_cell_law(scores: &[f64], max_score: f64, eps_sampling: f64, offsets
 /// Cell masses summed into `bins` equal bins (the cell count a multiple of `bins`).
 pub fn binned(cell_law: &[f64], bins: usize) -> Vec<f64> {
     let mut out = vec![0.0; bins];
-    cell_law.iter().enumerate().for_each(|(c, m)| out[c * bins / cell_law.len()] += m);
+    cell_law
+        .iter()
+        .enumerate()
+        .for_each(|(c, m)| out[c * bins / cell_law.len()] += m);
     out
 }
 
 /// The bin of `x` among `bins` equal bins of `[-radius, radius]` (ends clamped).
 pub fn bin_of(x: f64, radius: f64, bins: usize) -> usize {
-    (((x + radius) / (2.0 * radius) * bins as f64).floor().max(0.0) as usize).min(bins - 1)
+    (((x + radius) / (2.0 * radius) * bins as f64)
+        .floor()
+        .max(0.0) as usize)
+        .min(bins - 1)
 }
 
 /// Counts of `xs` in `bins` equal bins of `[-radius, radius]`.
@@ -203,12 +235,21 @@ pub fn cell_cdf(cell_law: &[f64], radius: f64) -> impl Fn(f64) -> f64 + '_ {
     move |x: f64| {
         let pos = ((x + radius) / h).clamp(0.0, cell_law.len() as f64);
         let k = pos.floor() as usize;
-        cell_law[..k.min(cell_law.len())].iter().sum::<f64>() + if k < cell_law.len() { (pos - k as f64) * cell_law[k] } else { 0.0 }
+        cell_law[..k.min(cell_law.len())].iter().sum::<f64>()
+            + if k < cell_law.len() {
+                (pos - k as f64) * cell_law[k]
+            } else {
+                0.0
+            }
     }
 }
 
 /// Largest |log(p / q)| over bins where both laws have at least `min_mass`.
 pub fn largest_log_ratio(p: &[f64], q: &[f64], min_mass: f64) -> (f64, usize) {
-    p.iter().zip(q).enumerate().filter(|(_, (a, b))| **a >= min_mass && **b >= min_mass).map(|(k, (a, b))| ((a / b).ln().abs(), k)).fold((0.0, 0), |m, x| if x.0 > m.0 { x } else { m })
+    p.iter()
+        .zip(q)
+        .enumerate()
+        .filter(|(_, (a, b))| **a >= min_mass && **b >= min_mass)
+        .map(|(k, (a, b))| ((a / b).ln().abs(), k))
+        .fold((0.0, 0), |m, x| if x.0 > m.0 { x } else { m })
 }
-

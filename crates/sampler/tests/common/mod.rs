@@ -3,8 +3,8 @@
 #![allow(dead_code)]
 pub mod exact_law;
 
-use rand::rngs::StdRng;
 use rand::SeedableRng;
+use rand::rngs::StdRng;
 
 pub fn rng(seed: u64) -> StdRng {
     StdRng::seed_from_u64(seed)
@@ -68,7 +68,12 @@ pub fn ks_two_p(a: &[f64], b: &[f64]) -> f64 {
 }
 
 /// CDF of a density on `[lo, hi]` by the trapezoid rule on `steps` cells, as a closure.
-pub fn numeric_cdf(density: impl Fn(f64) -> f64, lo: f64, hi: f64, steps: usize) -> impl Fn(f64) -> f64 {
+pub fn numeric_cdf(
+    density: impl Fn(f64) -> f64,
+    lo: f64,
+    hi: f64,
+    steps: usize,
+) -> impl Fn(f64) -> f64 {
     let h = (hi - lo) / steps as f64;
     let mut cum = vec![0.0];
     for k in 0..steps {

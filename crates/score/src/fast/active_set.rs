@@ -66,9 +66,19 @@ impl ActiveSet {
             .zip(full.upper.iter())
             .map(|(s, u)| if *s == Status::Upper { *u } else { 0.0 })
             .collect();
-        let folded = full.blocks.iter().map(|b| crate::linalg::weighted_scatter(&b.points, &folded_weights)).collect();
+        let folded = full
+            .blocks
+            .iter()
+            .map(|b| crate::linalg::weighted_scatter(&b.points, &folded_weights))
+            .collect();
         let margins = vec![0.0; status.len()];
-        ActiveSet { status, folded, folded_mass: folded_weights.iter().sum(), margins, origin: Origin::Solved }
+        ActiveSet {
+            status,
+            folded,
+            folded_mass: folded_weights.iter().sum(),
+            margins,
+            origin: Origin::Solved,
+        }
     }
 
     /// Mark where the statuses come from.
@@ -125,7 +135,13 @@ impl ActiveSet {
         }
         let coeffs: Vec<f64> = changed
             .iter()
-            .map(|&i| if status[i] == Status::Upper { full.upper[i] } else { -full.upper[i] })
+            .map(|&i| {
+                if status[i] == Status::Upper {
+                    full.upper[i]
+                } else {
+                    -full.upper[i]
+                }
+            })
             .collect();
         for (fold, block) in self.folded.iter_mut().zip(&full.blocks) {
             let cols = block.select(&changed);
@@ -138,7 +154,9 @@ impl ActiveSet {
 
     /// Indices of the free weights.
     pub fn free(&self) -> Vec<usize> {
-        (0..self.status.len()).filter(|&i| self.status[i] == Status::Free).collect()
+        (0..self.status.len())
+            .filter(|&i| self.status[i] == Status::Free)
+            .collect()
     }
 
     /// The reduced problem over the free weights (same costs; folded constants).
@@ -190,7 +208,13 @@ impl ActiveSet {
 /// positive means "at its cap", negative "at 0"; `scale = |cost_a + sum_j g_j z_j|` (for CM,
 /// the margin is `zh_i^T Y zh_i - 1` in the units of the certified dual).
 pub fn margins(full: &Problem, block_duals: &[DMatrix<f64>], row_duals: &[f64]) -> Vec<f64> {
-    let base = full.cost_a + full.rows.iter().zip(row_duals).map(|(r, z)| r.a_coeff * z).sum::<f64>();
+    let base = full.cost_a
+        + full
+            .rows
+            .iter()
+            .zip(row_duals)
+            .map(|(r, z)| r.a_coeff * z)
+            .sum::<f64>();
     let mut pull = vec![0.0; full.upper.len()];
     for (b, z) in full.blocks.iter().zip(block_duals) {
         for (p, q) in pull.iter_mut().zip(quad_forms(&b.points, z)) {
@@ -212,7 +236,15 @@ pub fn contradicts(status: Status, margin: f64) -> bool {
 pub fn classify(margins: &[f64], delta: f64) -> Vec<Status> {
     margins
         .iter()
-        .map(|&m| if m > delta { Status::Upper } else if m < -delta { Status::Lower } else { Status::Free })
+        .map(|&m| {
+            if m > delta {
+                Status::Upper
+            } else if m < -delta {
+                Status::Lower
+            } else {
+                Status::Free
+            }
+        })
         .collect()
 }
 
@@ -248,16 +280,29 @@ mod tests {
     /// and the dropped ones count towards `keep`.
     #[test]
     fn keeping_folds_all_but_the_smallest_margins() {
-        let margins: Vec<f64> = (0..100).map(|i| -0.5 + 0.001 * i as f64).chain((0..1000).map(|i| 0.01 - 1e-5 * i as f64)).collect();
+        let margins: Vec<f64> = (0..100)
+            .map(|i| -0.5 + 0.001 * i as f64)
+            .chain((0..1000).map(|i| 0.01 - 1e-5 * i as f64))
+            .collect();
         let plain = classify(&margins, 0.02);
         assert_eq!(plain.iter().filter(|s| **s == Status::Free).count(), 1000);
         let kept = classify_keeping(&margins, 0.02, 150);
         assert_eq!(kept.iter().filter(|s| **s != Status::Upper).count(), 150);
         // The 100 dropped stay dropped; the 50 free are the smallest margins above them.
         assert!(kept[..100].iter().all(|s| *s == Status::Lower));
-        let mut free: Vec<f64> = kept.iter().zip(&margins).filter(|(s, _)| **s == Status::Free).map(|(_, m)| *m).collect();
+        let mut free: Vec<f64> = kept
+            .iter()
+            .zip(&margins)
+            .filter(|(s, _)| **s == Status::Free)
+            .map(|(_, m)| *m)
+            .collect();
         free.sort_by(f64::total_cmp);
-        let largest_folded = kept.iter().zip(&margins).filter(|(s, _)| **s == Status::Upper).map(|(_, m)| *m).fold(f64::INFINITY, f64::min);
+        let largest_folded = kept
+            .iter()
+            .zip(&margins)
+            .filter(|(s, _)| **s == Status::Upper)
+            .map(|(_, m)| *m)
+            .fold(f64::INFINITY, f64::min);
         assert!(free.last().unwrap() < &largest_folded);
         // Without an estimate, or with room to spare, nothing changes.
         assert_eq!(classify_keeping(&margins, 0.02, 0), plain);

@@ -11,12 +11,12 @@
 //! `R - ||c + w - b||^2 / R >= 0`). Solved on the active set with the certified rounds of the
 //! score, then certified exactly like [`crate::anchor::minimise_cm`] (same bracket, same
 //! radius), so both backends return the same kind of [`Anchor`].
-use super::driver::{cold_set, next_set, solve_certified, FastSettings, ScoreMap};
-use super::ipm::{LmiBlock, Problem};
 use super::FastCm;
-use crate::anchor::{anchor_at, check_ball, Anchor, BallDomain};
-use crate::oracle::ScoreOracle;
+use super::driver::{FastSettings, ScoreMap, cold_set, next_set, solve_certified};
+use super::ipm::{LmiBlock, Problem};
 use crate::ScoreError;
+use crate::anchor::{Anchor, BallDomain, anchor_at, check_ball};
+use crate::oracle::ScoreOracle;
 use nalgebra::DMatrix;
 use std::borrow::Cow;
 use std::cell::RefCell;
@@ -36,9 +36,17 @@ impl FastCm {
         // A wider cold margin than evaluations use: the certified ball needs the interior
         // solution that a larger free set gives (with 0.25, the radius came out 0 when the
         // ball domain binds, in `fast_anchor_agrees_with_clarabel`).
-        let settings = FastSettings { cold_margin: ANCHOR_COLD_MARGIN, ..self.settings.clone() };
+        let settings = FastSettings {
+            cold_margin: ANCHOR_COLD_MARGIN,
+            ..self.settings.clone()
+        };
         let start = cold_set(&full, &settings, &|_: &Problem| true, &t0, false);
-        let theta_of = |w: &[f64]| -> Vec<f64> { w.iter().zip(cm.centre().iter()).map(|(w, c)| c + w).collect() };
+        let theta_of = |w: &[f64]| -> Vec<f64> {
+            w.iter()
+                .zip(cm.centre().iter())
+                .map(|(w, c)| c + w)
+                .collect()
+        };
         let found = RefCell::new(None);
         // The bracket at the solver's theta (the IPM's dual has weight cost 1/n: the
         // certificate's Y is n Z); the anchor itself is built once, from the accepted round.
@@ -47,16 +55,36 @@ impl FastCm {
             *found.borrow_mut() = Some((theta.clone(), a.to_vec(), &duals[0] * n));
             cm.certify(&theta, a, &(&duals[0] * n))
         };
-        let certified = solve_certified(&full, start, &settings, &ScoreMap { offset: n, scale: n }, None, |_| true, &t0, certify);
+        let certified = solve_certified(
+            &full,
+            start,
+            &settings,
+            &ScoreMap {
+                offset: n,
+                scale: n,
+            },
+            None,
+            |_| true,
+            &t0,
+            certify,
+        );
         let Some(c) = certified else {
             self.count_fallback();
             return crate::anchor::minimise_cm(&self.reference, ball);
         };
         let (theta, weights, y) = found.into_inner().expect("an accepted round was certified");
         if self.settings.warm_start {
-            self.keep_warm(next_set(&full, c.set, &c.block_duals, &c.row_duals, self.settings.margin));
+            self.keep_warm(next_set(
+                &full,
+                c.set,
+                &c.block_duals,
+                &c.row_duals,
+                self.settings.margin,
+            ));
         }
-        anchor_at(cm, theta, &weights, &y, ball, self.settings.accuracy, |t| self.evaluate(t))
+        anchor_at(cm, theta, &weights, &y, ball, self.settings.accuracy, |t| {
+            self.evaluate(t)
+        })
     }
 
     /// The program of the module doc.
@@ -86,9 +114,20 @@ impl FastCm {
                 constant[(k, dim)] = v;
                 constant[(dim, k)] = v;
             }
-            blocks.push(LmiBlock { constant, sign: 1.0, points: Cow::Owned(DMatrix::zeros(dim + 1, 0)), extra: t });
+            blocks.push(LmiBlock {
+                constant,
+                sign: 1.0,
+                points: Cow::Owned(DMatrix::zeros(dim + 1, 0)),
+                extra: t,
+            });
         }
         let n = cm.n();
-        Problem { upper: Cow::Owned(vec![1.0; n]), cost_a: -1.0 / n as f64, cost_extra: vec![0.0; dim], blocks, rows: vec![] }
+        Problem {
+            upper: Cow::Owned(vec![1.0; n]),
+            cost_a: -1.0 / n as f64,
+            cost_extra: vec![0.0; dim],
+            blocks,
+            rows: vec![],
+        }
     }
 }

@@ -18,14 +18,14 @@
 //! fail) it is found by bisection on membership decisions, so every answer is certified or
 //! comes from membership queries. (The accepted end depends, within `tol`, on where the solver
 //! stopped, hence on its warm state: chords are not exact decisions.)
-use super::active_set::ActiveSet;
-use super::driver::{next_set, solve_certified, FastSettings, ScoreMap};
-use super::ipm::{LinearRow, LmiBlock, Problem};
 use super::FastCm;
+use super::active_set::ActiveSet;
+use super::driver::{FastSettings, ScoreMap, next_set, solve_certified};
+use super::ipm::{LinearRow, LmiBlock, Problem};
+use crate::ScoreError;
 use crate::cm::CertifiedMean;
 use crate::membership::{end_by_bisection, on_line};
 use crate::oracle::ScoreEval;
-use crate::ScoreError;
 use nalgebra::DMatrix;
 use std::borrow::Cow;
 use std::cell::RefCell;
@@ -33,34 +33,68 @@ use std::cell::RefCell;
 impl FastCm {
     /// The far end of the chord of `{CM <= level}` along the ray `x + s u`, `s` in
     /// `[0, limit]` (`x` assumed inside), within `tol`, and the number of solves spent.
-    pub(super) fn chord_end(&self, x: &[f64], u: &[f64], level: f64, limit: f64, tol: f64) -> Result<(f64, usize), ScoreError> {
+    pub(super) fn chord_end(
+        &self,
+        x: &[f64],
+        u: &[f64],
+        level: f64,
+        limit: f64,
+        tol: f64,
+    ) -> Result<(f64, usize), ScoreError> {
         if limit == 0.0 {
             return Ok((0.0, 0));
         }
         let cm = self.problem();
         let full = self.chord_problem(x, u, level - 0.5 * self.settings.accuracy, limit);
-        let settings = FastSettings { accuracy: tol, ..self.settings.clone() };
+        let settings = FastSettings {
+            accuracy: tol,
+            ..self.settings.clone()
+        };
         let (start, t0) = self.chord_start(&full, x, u, level, limit)?;
         // The bracket of the end: certified inside (primal) and certified outside (dual).
         let last_cut = RefCell::new(None);
         let certify = |a: &[f64], t: &[f64], duals: &[DMatrix<f64>]| {
             let s = t[0].clamp(0.0, limit);
             let theta = on_line(x, u, s);
-            let inner = if certified_inside(cm, &theta, a, level) { s } else { 0.0 };
+            let inner = if certified_inside(cm, &theta, a, level) {
+                s
+            } else {
+                0.0
+            };
             let cut = cm.cut(&duals[0], &theta);
-            let outer = cut.ray_end(x, u, level).map_or(limit, |o| o.clamp(inner, limit));
+            let outer = cut
+                .ray_end(x, u, level)
+                .map_or(limit, |o| o.clamp(inner, limit));
             *last_cut.borrow_mut() = Some(cut);
             ScoreEval::bracketed(s, inner, outer)
         };
         // The objective is -s.
-        let map = ScoreMap { offset: 0.0, scale: -1.0 };
-        match solve_certified(&full, start, &settings, &map, None, |_| true, &[t0], certify) {
+        let map = ScoreMap {
+            offset: 0.0,
+            scale: -1.0,
+        };
+        match solve_certified(
+            &full,
+            start,
+            &settings,
+            &map,
+            None,
+            |_| true,
+            &[t0],
+            certify,
+        ) {
             Some(c) => {
                 if let Some(cut) = last_cut.into_inner() {
                     self.keep_cut(cut);
                 }
                 if self.settings.warm_start {
-                    self.keep_warm(next_set(&full, c.set, &c.block_duals, &c.row_duals, self.settings.margin));
+                    self.keep_warm(next_set(
+                        &full,
+                        c.set,
+                        &c.block_duals,
+                        &c.row_duals,
+                        self.settings.margin,
+                    ));
                 }
                 Ok((c.eval.lower, c.stats.rounds.max(1)))
             }
@@ -76,18 +110,34 @@ impl FastCm {
     /// the ray first (the dual of a solve near where this end should be), classified with the
     /// warm margin, and `s` a bit inside that cut's end (an outer bound). Without cuts, the
     /// warm set; without either, the set of an evaluation at `x` (which also keeps a cut).
-    fn chord_start(&self, full: &Problem, x: &[f64], u: &[f64], level: f64, limit: f64) -> Result<(ActiveSet, f64), ScoreError> {
+    fn chord_start(
+        &self,
+        full: &Problem,
+        x: &[f64],
+        u: &[f64],
+        level: f64,
+        limit: f64,
+    ) -> Result<(ActiveSet, f64), ScoreError> {
         let cm = self.problem();
-        let nearest = if self.settings.warm_start { self.nearest_cut(x, u, level) } else { None };
+        let nearest = if self.settings.warm_start {
+            self.nearest_cut(x, u, level)
+        } else {
+            None
+        };
         if let Some((end, y)) = nearest {
             let warm = self.take_warm().filter(|set| set.status().len() == cm.n());
-            return Ok((self.set_from_dual(full, warm, &y, Some(level)), (0.9 * end).clamp(0.0, 0.9 * limit)));
+            return Ok((
+                self.set_from_dual(full, warm, &y, Some(level)),
+                (0.9 * end).clamp(0.0, 0.9 * limit),
+            ));
         }
         if let Some(set) = self.take_warm().filter(|set| set.status().len() == cm.n()) {
             return Ok((set, 0.0));
         }
         let (_, stats) = self.evaluate_detailed(x, None)?;
-        let set = self.take_warm().filter(|set| set.status().len() == cm.n() && !stats.fallback);
+        let set = self
+            .take_warm()
+            .filter(|set| set.status().len() == cm.n() && !stats.fallback);
         Ok((set.unwrap_or_else(|| ActiveSet::all_free(full)), 0.0))
     }
 
@@ -106,12 +156,25 @@ impl FastCm {
             upper: Cow::Owned(vec![1.0; n]),
             cost_a: 0.0,
             cost_extra: vec![-1.0],
-            blocks: vec![LmiBlock { constant: cm.b_matrix(x), sign: 1.0, points: Cow::Borrowed(&self.points), extra: vec![t] }],
+            blocks: vec![LmiBlock {
+                constant: cm.b_matrix(x),
+                sign: 1.0,
+                points: Cow::Borrowed(&self.points),
+                extra: vec![t],
+            }],
             rows: vec![
                 // target / n - 1 + sum a / n >= 0.
-                LinearRow { h: target / nf - 1.0, a_coeff: -1.0 / nf, extra: vec![0.0] },
+                LinearRow {
+                    h: target / nf - 1.0,
+                    a_coeff: -1.0 / nf,
+                    extra: vec![0.0],
+                },
                 // limit - s >= 0.
-                LinearRow { h: limit, a_coeff: 0.0, extra: vec![1.0] },
+                LinearRow {
+                    h: limit,
+                    a_coeff: 0.0,
+                    extra: vec![1.0],
+                },
             ],
         }
     }

@@ -11,20 +11,22 @@
 //! [`super::driver::unfolded_budget`] weights stay unfolded. If the repair rounds fail, the
 //! evaluation falls back to the clarabel reference backend, which computes the same certified
 //! quantity.
-use super::active_set::{classify_keeping, ActiveSet, Origin};
-use super::driver::{cold_set, conclude, solve_certified, unfolded_budget, EvalStats, FastSettings, ScoreMap};
+use super::active_set::{ActiveSet, Origin, classify_keeping};
+use super::driver::{
+    EvalStats, FastSettings, ScoreMap, cold_set, conclude, solve_certified, unfolded_budget,
+};
 use super::ipm::{LmiBlock, Problem};
+use super::warm::WarmPool;
+use crate::ScoreError;
 use crate::clarabel_backend::ClarabelCm;
 use crate::cm::{CertifiedMean, Cut};
 use crate::linalg::min_eigenvalue;
-use crate::membership::{check_chord_args, Chord, Refinement};
+use crate::membership::{Chord, Refinement, check_chord_args};
 use crate::oracle::{ScoreEval, ScoreOracle};
-use crate::ScoreError;
 use nalgebra::DMatrix;
 use std::borrow::Cow;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use super::warm::WarmPool;
 use std::cell::RefCell;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// The CM score on the fast interior-point backend.
@@ -119,7 +121,11 @@ impl FastCm {
 
     /// Take the warm-start state (if enabled).
     pub(super) fn take_warm(&self) -> Option<ActiveSet> {
-        if self.settings.warm_start { self.warm.take() } else { None }
+        if self.settings.warm_start {
+            self.warm.take()
+        } else {
+            None
+        }
     }
 
     /// Keep an active set of the CM program (or of any program on the same weights) for the
@@ -142,7 +148,10 @@ impl FastCm {
     /// largest lower bound the kept cuts give there).
     fn tightest_cut(&self, theta: &[f64]) -> Option<(Arc<[f64]>, f64)> {
         let cuts = self.cuts.lock().unwrap_or_else(|e| e.into_inner());
-        cuts.iter().map(|c| (c, c.value(theta))).max_by(|a, b| a.1.total_cmp(&b.1)).map(|(c, v)| (c.quad.clone(), v))
+        cuts.iter()
+            .map(|c| (c, c.value(theta)))
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|(c, v)| (c.quad.clone(), v))
     }
 
     /// The active set a dual `Y` (certificate scale, given by its quadratic forms
@@ -150,7 +159,13 @@ impl FastCm {
     /// `1 - quad_i / n`, the fold updated from `base` when given
     /// (only the weights whose status changes) or computed afresh. With an estimate `score`
     /// of the score, at most [`unfolded_budget`] weights stay unfolded ([`classify_keeping`]).
-    pub(super) fn set_from_dual(&self, full: &Problem, base: Option<ActiveSet>, quad: &[f64], score: Option<f64>) -> ActiveSet {
+    pub(super) fn set_from_dual(
+        &self,
+        full: &Problem,
+        base: Option<ActiveSet>,
+        quad: &[f64],
+        score: Option<f64>,
+    ) -> ActiveSet {
         let n = self.problem().n() as f64;
         let m: Vec<f64> = quad.iter().map(|q| 1.0 - q / n).collect();
         let keep = score.map_or(0, |s| unfolded_budget(s.min(n)));
@@ -168,7 +183,12 @@ impl FastCm {
 
     /// Along the ray `x + s u`: the smallest certified outer end of `{CM <= level}` among the
     /// kept cuts, and the quadratic forms of that cut's dual.
-    pub(super) fn nearest_cut(&self, x: &[f64], u: &[f64], level: f64) -> Option<(f64, Arc<[f64]>)> {
+    pub(super) fn nearest_cut(
+        &self,
+        x: &[f64],
+        u: &[f64],
+        level: f64,
+    ) -> Option<(f64, Arc<[f64]>)> {
         let cuts = self.cuts.lock().unwrap_or_else(|e| e.into_inner());
         cuts.iter()
             .filter_map(|c| c.ray_end(x, u, level).map(|s| (s, c)))
@@ -182,20 +202,37 @@ impl FastCm {
             upper: Cow::Owned(vec![1.0; n]),
             cost_a: -1.0 / n as f64,
             cost_extra: vec![],
-            blocks: vec![LmiBlock { constant: b, sign: 1.0, points: Cow::Borrowed(&self.points), extra: vec![] }],
+            blocks: vec![LmiBlock {
+                constant: b,
+                sign: 1.0,
+                points: Cow::Borrowed(&self.points),
+                extra: vec![],
+            }],
             rows: vec![],
         }
     }
 
     /// Evaluate with statistics; with `level`, stop as soon as the bracket decides
     /// "score <= level" (the bracket may then be wider than the accuracy).
-    pub fn evaluate_detailed(&self, theta: &[f64], level: Option<f64>) -> Result<(ScoreEval, EvalStats), ScoreError> {
+    pub fn evaluate_detailed(
+        &self,
+        theta: &[f64],
+        level: Option<f64>,
+    ) -> Result<(ScoreEval, EvalStats), ScoreError> {
         self.evaluate_to(theta, level, self.settings.accuracy)
     }
 
     /// [`Self::evaluate_detailed`] with the bracket width `accuracy` instead of the settings'.
-    pub fn evaluate_to(&self, theta: &[f64], level: Option<f64>, accuracy: f64) -> Result<(ScoreEval, EvalStats), ScoreError> {
-        let settings = FastSettings { accuracy, ..self.settings.clone() };
+    pub fn evaluate_to(
+        &self,
+        theta: &[f64],
+        level: Option<f64>,
+        accuracy: f64,
+    ) -> Result<(ScoreEval, EvalStats), ScoreError> {
+        let settings = FastSettings {
+            accuracy,
+            ..self.settings.clone()
+        };
         let cm = self.problem();
         cm.check_theta(theta)?;
         if !cm.in_domain(theta) {
@@ -203,7 +240,13 @@ impl FastCm {
         }
         if let Some(eval) = cm.screen(theta, accuracy, level) {
             let decided_early = eval.width() > accuracy;
-            return Ok((eval, EvalStats { decided_early, ..EvalStats::default() }));
+            return Ok((
+                eval,
+                EvalStats {
+                    decided_early,
+                    ..EvalStats::default()
+                },
+            ));
         }
         let n = cm.n() as f64;
         let tightest = self.tightest_cut(theta);
@@ -211,16 +254,24 @@ impl FastCm {
             // A kept cut may already certify "score > level"; a = 0 gives the upper end.
             let bound = tightest.as_ref().map_or(0.0, |t| t.1.max(0.0));
             if bound > k {
-                return Ok((ScoreEval::bracketed(n, bound, n), EvalStats { decided_early: true, ..EvalStats::default() }));
+                return Ok((
+                    ScoreEval::bracketed(n, bound, n),
+                    EvalStats {
+                        decided_early: true,
+                        ..EvalStats::default()
+                    },
+                ));
             }
         }
         let full = self.full_problem(cm.b_matrix(theta));
         let reduced_ok = |reduced: &Problem| min_eigenvalue(&reduced.blocks[0].constant) > 0.0;
-        let warm = self.take_warm().filter(|set| set.status().len() == full.upper.len());
+        let warm = self
+            .take_warm()
+            .filter(|set| set.status().len() == full.upper.len());
         let start = match (tightest.filter(|_| self.settings.warm_start), warm) {
-            (Some((y, bound)), warm) => {
-                self.set_from_dual(&full, warm, &y, Some(level.unwrap_or(bound).max(bound))).with_origin(Origin::Guess)
-            }
+            (Some((y, bound)), warm) => self
+                .set_from_dual(&full, warm, &y, Some(level.unwrap_or(bound).max(bound)))
+                .with_origin(Origin::Guess),
             (None, Some(set)) => set,
             (None, None) => cold_set(&full, &settings, &reduced_ok, &[], true),
         };
@@ -229,7 +280,10 @@ impl FastCm {
             &full,
             start,
             &settings,
-            &ScoreMap { offset: n, scale: n },
+            &ScoreMap {
+                offset: n,
+                scale: n,
+            },
             level,
             reduced_ok,
             &[],
@@ -283,7 +337,12 @@ impl ScoreOracle for FastCm {
         Ok(self.evaluate_detailed(theta, Some(level))?.0)
     }
 
-    fn member_eval_to(&self, theta: &[f64], level: f64, accuracy: f64) -> Result<ScoreEval, ScoreError> {
+    fn member_eval_to(
+        &self,
+        theta: &[f64],
+        level: f64,
+        accuracy: f64,
+    ) -> Result<ScoreEval, ScoreError> {
         Ok(self.evaluate_to(theta, Some(level), accuracy)?.0)
     }
 
@@ -302,17 +361,33 @@ impl ScoreOracle for FastCm {
         let k = level + self.settings.refinement.floor_points(self.max_score());
         let back: Vec<f64> = u.iter().map(|v| -v).collect();
         let cuts = self.cuts.lock().unwrap_or_else(|e| e.into_inner());
-        let end = |dir: &[f64]| cuts.iter().filter_map(|c| c.ray_end(x, dir, k)).min_by(f64::total_cmp).map(|s| s.max(0.0));
+        let end = |dir: &[f64]| {
+            cuts.iter()
+                .filter_map(|c| c.ray_end(x, dir, k))
+                .min_by(f64::total_cmp)
+                .map(|s| s.max(0.0))
+        };
         (end(&back).map(|s| -s), end(u))
     }
 
     /// Each end solved directly ([`super::chord`]), certified on both sides.
-    fn chord(&self, x: &[f64], u: &[f64], level: f64, range: (f64, f64), tol: f64) -> Result<Chord, ScoreError> {
+    fn chord(
+        &self,
+        x: &[f64],
+        u: &[f64],
+        level: f64,
+        range: (f64, f64),
+        tol: f64,
+    ) -> Result<Chord, ScoreError> {
         check_chord_args(self, x, u, range, tol)?;
         self.problem().check_theta(x)?;
         let (hi, hi_solves) = self.chord_end(x, u, level, range.1, tol)?;
         let back: Vec<f64> = u.iter().map(|v| -v).collect();
         let (lo, lo_solves) = self.chord_end(x, &back, level, -range.0, tol)?;
-        Ok(Chord { lo: -lo, hi, queries: hi_solves + lo_solves })
+        Ok(Chord {
+            lo: -lo,
+            hi,
+            queries: hi_solves + lo_solves,
+        })
     }
 }

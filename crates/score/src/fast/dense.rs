@@ -82,18 +82,49 @@ pub fn min_eigenvalue(a: &DMatrix<f64>) -> f64 {
     // minimum sizes (26 n, 10 n); no eigenvectors are requested (ldz 1).
     unsafe {
         lapack::dsyevr(
-            b'N', b'A', b'L', n as i32, &mut buf, n as i32, 0.0, 0.0, 0, 0, 0.0, &mut found, &mut w, &mut z, 1,
-            &mut isuppz, &mut work, (26 * n) as i32, &mut iwork, (10 * n) as i32, &mut info,
+            b'N',
+            b'A',
+            b'L',
+            n as i32,
+            &mut buf,
+            n as i32,
+            0.0,
+            0.0,
+            0,
+            0,
+            0.0,
+            &mut found,
+            &mut w,
+            &mut z,
+            1,
+            &mut isuppz,
+            &mut work,
+            (26 * n) as i32,
+            &mut iwork,
+            (10 * n) as i32,
+            &mut info,
         )
     };
-    if info == 0 && found as usize == n { w[0] } else { f64::NAN }
+    if info == 0 && found as usize == n {
+        w[0]
+    } else {
+        f64::NAN
+    }
 }
 
 /// `alpha * A^T A + beta * C` (if `transpose`) or `alpha * A A^T + beta * C`, written to the full
 /// symmetric `C`.
 pub fn syrk(a: &DMatrix<f64>, transpose: bool, alpha: f64, beta: f64, c: &mut DMatrix<f64>) {
-    let (n, k) = if transpose { (a.ncols(), a.nrows()) } else { (a.nrows(), a.ncols()) };
-    assert_eq!((c.nrows(), c.ncols()), (n, n), "syrk output has the wrong shape");
+    let (n, k) = if transpose {
+        (a.ncols(), a.nrows())
+    } else {
+        (a.nrows(), a.ncols())
+    };
+    assert_eq!(
+        (c.nrows(), c.ncols()),
+        (n, n),
+        "syrk output has the wrong shape"
+    );
     if n == 0 {
         return;
     }
@@ -126,11 +157,31 @@ pub fn syrk(a: &DMatrix<f64>, transpose: bool, alpha: f64, beta: f64, c: &mut DM
 
 /// `C = alpha * op(A) op(B) + beta * C` (BLAS `dgemm`), `op` transposing when `ta` / `tb`,
 /// without forming a transpose.
-pub fn gemm(ta: bool, tb: bool, alpha: f64, a: &DMatrix<f64>, b: &DMatrix<f64>, beta: f64, c: &mut DMatrix<f64>) {
-    let (m, k) = if ta { (a.ncols(), a.nrows()) } else { (a.nrows(), a.ncols()) };
-    let (kb, n) = if tb { (b.ncols(), b.nrows()) } else { (b.nrows(), b.ncols()) };
+pub fn gemm(
+    ta: bool,
+    tb: bool,
+    alpha: f64,
+    a: &DMatrix<f64>,
+    b: &DMatrix<f64>,
+    beta: f64,
+    c: &mut DMatrix<f64>,
+) {
+    let (m, k) = if ta {
+        (a.ncols(), a.nrows())
+    } else {
+        (a.nrows(), a.ncols())
+    };
+    let (kb, n) = if tb {
+        (b.ncols(), b.nrows())
+    } else {
+        (b.nrows(), b.ncols())
+    };
     assert_eq!(k, kb, "gemm: inner dimensions differ");
-    assert_eq!((c.nrows(), c.ncols()), (m, n), "gemm output has the wrong shape");
+    assert_eq!(
+        (c.nrows(), c.ncols()),
+        (m, n),
+        "gemm output has the wrong shape"
+    );
     if m == 0 || n == 0 {
         return;
     }
@@ -175,7 +226,11 @@ pub fn mul_nt(a: &DMatrix<f64>, b: &DMatrix<f64>) -> DMatrix<f64> {
 
 /// `y = alpha * op(A) x + beta * y` (BLAS `dgemv`), `op` transposing when `ta`.
 pub fn gemv(ta: bool, alpha: f64, a: &DMatrix<f64>, x: &[f64], beta: f64, y: &mut [f64]) {
-    let (m, n) = if ta { (a.ncols(), a.nrows()) } else { (a.nrows(), a.ncols()) };
+    let (m, n) = if ta {
+        (a.ncols(), a.nrows())
+    } else {
+        (a.nrows(), a.ncols())
+    };
     assert_eq!((x.len(), y.len()), (n, m), "gemv: wrong vector lengths");
     if m == 0 {
         return;
@@ -208,14 +263,17 @@ mod tests {
 
     #[test]
     fn cholesky_solves_and_syrk_matches_product() {
-        let a = DMatrix::from_fn(7, 4, |i, j| ((i * 3 + j * 5) % 7) as f64 - 2.5 + (i == j) as u8 as f64);
+        let a = DMatrix::from_fn(7, 4, |i, j| {
+            ((i * 3 + j * 5) % 7) as f64 - 2.5 + (i == j) as u8 as f64
+        });
         let mut c = DMatrix::identity(4, 4);
         syrk(&a, true, 1.0, 1.0, &mut c);
         let expect = a.transpose() * &a + DMatrix::identity(4, 4);
         assert!((&c - &expect).norm() < 1e-12);
         let chol = Cholesky::new(c.clone()).expect("positive definite");
         let x = chol.solve(&[1.0, 2.0, 3.0, 4.0]);
-        let r = &c * nalgebra::DVector::from_vec(x) - nalgebra::DVector::from_vec(vec![1.0, 2.0, 3.0, 4.0]);
+        let r = &c * nalgebra::DVector::from_vec(x)
+            - nalgebra::DVector::from_vec(vec![1.0, 2.0, 3.0, 4.0]);
         assert!(r.norm() < 1e-10);
         assert!(Cholesky::new(-DMatrix::<f64>::identity(3, 3)).is_none());
         let b = DMatrix::from_fn(3, 4, |i, j| (i + 2 * j) as f64);
@@ -224,25 +282,42 @@ mod tests {
         assert!((mul(true, true, &a, &x7) - a.transpose() * x7.transpose()).norm() < 1e-12);
         let mut c2 = DMatrix::from_element(3, 7, 1.0);
         gemm(false, true, 2.0, &b, &a, -1.0, &mut c2);
-        assert!((c2 - (&b * a.transpose() * 2.0 - DMatrix::from_element(3, 7, 1.0))).norm() < 1e-12);
+        assert!(
+            (c2 - (&b * a.transpose() * 2.0 - DMatrix::from_element(3, 7, 1.0))).norm() < 1e-12
+        );
         let x = [1.0, -2.0, 0.5, 3.0];
         let mut y = vec![1.0; 7];
         gemv(false, 1.0, &a, &x, 2.0, &mut y);
-        let expect = &a * nalgebra::DVector::from_column_slice(&x) + nalgebra::DVector::from_element(7, 2.0);
-        assert!(y.iter().zip(expect.iter()).all(|(u, v)| (u - v).abs() < 1e-12));
+        let expect =
+            &a * nalgebra::DVector::from_column_slice(&x) + nalgebra::DVector::from_element(7, 2.0);
+        assert!(
+            y.iter()
+                .zip(expect.iter())
+                .all(|(u, v)| (u - v).abs() < 1e-12)
+        );
         let mut yt = vec![0.0; 4];
         gemv(true, 1.0, &a, &y, 0.0, &mut yt);
         let expect = a.transpose() * nalgebra::DVector::from_column_slice(&y);
-        assert!(yt.iter().zip(expect.iter()).all(|(u, v)| (u - v).abs() < 1e-9));
+        assert!(
+            yt.iter()
+                .zip(expect.iter())
+                .all(|(u, v)| (u - v).abs() < 1e-9)
+        );
     }
 
     /// The LAPACK eigenvalue agrees with nalgebra's.
     #[test]
     fn min_eigenvalue_matches_nalgebra() {
-        let a = DMatrix::from_fn(9, 9, |i, j| ((i * 7 + j * 3) % 11) as f64 - 5.0 + 0.3 * (i == j) as u8 as f64);
+        let a = DMatrix::from_fn(9, 9, |i, j| {
+            ((i * 7 + j * 3) % 11) as f64 - 5.0 + 0.3 * (i == j) as u8 as f64
+        });
         let sym = &a + a.transpose();
         let expect = sym.clone().symmetric_eigenvalues().min();
-        assert!((min_eigenvalue(&sym) - expect).abs() < 1e-10, "{} vs {expect}", min_eigenvalue(&sym));
+        assert!(
+            (min_eigenvalue(&sym) - expect).abs() < 1e-10,
+            "{} vs {expect}",
+            min_eigenvalue(&sym)
+        );
         assert!(min_eigenvalue(&DMatrix::from_element(2, 2, f64::NAN)).is_nan());
     }
 }

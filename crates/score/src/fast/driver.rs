@@ -1,13 +1,15 @@
 //! The certified solve shared by the fast CM and SP backends: interior-point method on the
 //! active set's reduced problem, expansion to all weights, certification on the full problem,
 //! and repair rounds that free every weight whose status the final dual contradicts.
-use super::active_set::{classify, classify_keeping, contradicts, margins, ActiveSet, Origin, Status};
+use super::active_set::{
+    ActiveSet, Origin, Status, classify, classify_keeping, contradicts, margins,
+};
 use super::ipm::{self, LmiBlock, Problem, Termination};
-use std::borrow::Cow;
-use crate::membership::{member_from_bracket, Refinement};
-use crate::oracle::ScoreEval;
 use crate::ScoreError;
+use crate::membership::{Refinement, member_from_bracket};
+use crate::oracle::ScoreEval;
 use nalgebra::DMatrix;
+use std::borrow::Cow;
 
 /// Settings of the fast backends.
 #[derive(Clone, Debug)]
@@ -115,18 +117,40 @@ pub fn solve_certified(
     let margin = 10.0 * settings.accuracy;
     let stop = |p: &ipm::Progress, fold_cost: f64| {
         level.is_some_and(|k| {
-            let (lo, hi) = (map.score(p.dual_objective + fold_cost), map.score(p.primal_objective + fold_cost));
-            p.primal_residual < 1e-7 && p.dual_residual < 1e-7 && (lo > k + margin || hi < k - margin)
+            let (lo, hi) = (
+                map.score(p.dual_objective + fold_cost),
+                map.score(p.primal_objective + fold_cost),
+            );
+            p.primal_residual < 1e-7
+                && p.dual_residual < 1e-7
+                && (lo > k + margin || hi < k - margin)
         })
     };
-    let tolerance = ipm::Settings { gap_tol: 0.25 * settings.accuracy / map.scale.abs(), feas_tol: 1e-9, max_iter: 80 };
-    let rounds = Rounds { full, settings, tolerance, reduced_ok: &reduced_ok, t0, loose_scale: map.scale.abs() };
+    let tolerance = ipm::Settings {
+        gap_tol: 0.25 * settings.accuracy / map.scale.abs(),
+        feas_tol: 1e-9,
+        max_iter: 80,
+    };
+    let rounds = Rounds {
+        full,
+        settings,
+        tolerance,
+        reduced_ok: &reduced_ok,
+        t0,
+        loose_scale: map.scale.abs(),
+    };
     let (eval, set, sol, mut stats) = rounds.run(set, stop, |_, a, sol| {
         let eval = certify(a, &sol.extra, &sol.block_duals);
         (decides(&eval, level) || eval.width() <= settings.accuracy).then_some(eval)
     })?;
     stats.decided_early = eval.width() > settings.accuracy;
-    Some(Certified { eval, set, stats, block_duals: sol.block_duals, row_duals: sol.row_duals })
+    Some(Certified {
+        eval,
+        set,
+        stats,
+        block_duals: sol.block_duals,
+        row_duals: sol.row_duals,
+    })
 }
 
 /// The round loop shared by certified solves and the cold start's subsample levels.
@@ -196,13 +220,17 @@ impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
             let loose = estimate.filter(|_| round == first && self.loose_scale > 0.0);
             let round_tolerance = match loose {
                 Some(removed) => ipm::Settings {
-                    gap_tol: tolerance.gap_tol.max(LOOSE_SHARE * removed / self.loose_scale),
+                    gap_tol: tolerance
+                        .gap_tol
+                        .max(LOOSE_SHARE * removed / self.loose_scale),
                     feas_tol: 1e-7,
                     max_iter: tolerance.max_iter,
                 },
                 None => tolerance.clone(),
             };
-            let sol = ipm::solve(&reduced, &a0, self.t0, &round_tolerance, |p| stop(p, fold_cost));
+            let sol = ipm::solve(&reduced, &a0, self.t0, &round_tolerance, |p| {
+                stop(p, fold_cost)
+            });
             stats.iterations += sol.iterations;
             stats.rounds += 1;
             stats.free = reduced.upper.len();
@@ -212,7 +240,9 @@ impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
                 return Some((result, set, sol, stats));
             }
             let m = margins(full, &sol.block_duals, &sol.row_duals);
-            let mut contradicted: Vec<usize> = (0..n).filter(|&i| contradicts(set.status()[i], m[i])).collect();
+            let mut contradicted: Vec<usize> = (0..n)
+                .filter(|&i| contradicts(set.status()[i], m[i]))
+                .collect();
             let fresh = {
                 // Where the margins are degenerate (the score a small fraction of n, see
                 // `cold_set`), an accurate first dual still orders the weights: beyond
@@ -222,17 +252,25 @@ impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
                 if round == first && loose.is_none() {
                     let keep = unfolded_budget(full.upper.iter().zip(&a).map(|(u, a)| u - a).sum());
                     let unfolded = plain.iter().filter(|s| **s != Status::Upper).count();
-                    if unfolded > DEGENERATE * keep { classify_keeping(&m, self.settings.margin, keep) } else { plain }
+                    if unfolded > DEGENERATE * keep {
+                        classify_keeping(&m, self.settings.margin, keep)
+                    } else {
+                        plain
+                    }
                 } else {
                     plain
                 }
             };
             let fresh_free = fresh.iter().filter(|s| **s == Status::Free).count();
-            let accurate = matches!(sol.termination, Termination::Converged | Termination::Stopped | Termination::Stalled);
+            let accurate = matches!(
+                sol.termination,
+                Termination::Converged | Termination::Stopped | Termination::Stalled
+            );
             if round == first && guess && contradicted.len() > repair_budget(stats.free) {
                 // A warm guess so far off that one repair cannot fix it.
                 set = self.cold_start();
-                (estimate, guess, first, stats.restarted_cold) = (set.estimate(), false, round + 1, true);
+                (estimate, guess, first, stats.restarted_cold) =
+                    (set.estimate(), false, round + 1, true);
                 continue;
             }
             if !contradicted.is_empty() {
@@ -244,7 +282,11 @@ impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
                 // After the loose round, fewer: its dual's contradictions come partly from its
                 // inexactness (freeing 2 free of them made rounds of thousands of weights at
                 // n = 20000, then the full problem).
-                let budget = if loose.is_some() { MIN_REPAIR } else { repair_budget(stats.free) };
+                let budget = if loose.is_some() {
+                    MIN_REPAIR
+                } else {
+                    repair_budget(stats.free)
+                };
                 if contradicted.len() > budget {
                     contradicted.sort_unstable_by(|&i, &j| m[j].abs().total_cmp(&m[i].abs()));
                     contradicted.truncate(budget);
@@ -255,12 +297,19 @@ impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
                 // halve the free set (after a far-off fold, weights freed early are decided
                 // again).
                 let rederive = round == first
-                    || (late_left > 0 && accurate && 2 * (fresh_free + contradicted.len()) <= stats.free);
+                    || (late_left > 0
+                        && accurate
+                        && 2 * (fresh_free + contradicted.len()) <= stats.free);
                 if round > first && rederive {
                     late_left -= 1;
                 }
                 let mut status = if rederive {
-                    fresh.into_iter().zip(set.status()).zip(&m).map(|((fresh, &old), &mi)| if contradicts(old, mi) { old } else { fresh }).collect()
+                    fresh
+                        .into_iter()
+                        .zip(set.status())
+                        .zip(&m)
+                        .map(|((fresh, &old), &mi)| if contradicts(old, mi) { old } else { fresh })
+                        .collect()
                 } else {
                     set.status().to_vec()
                 };
@@ -274,9 +323,15 @@ impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
                 // accurately next.
                 set.update(full, fresh);
                 set.set_margins(m);
-            } else if matches!(sol.termination, Termination::Converged | Termination::Stopped) {
+            } else if matches!(
+                sol.termination,
+                Termination::Converged | Termination::Stopped
+            ) {
                 tolerance.gap_tol *= 0.01;
-            } else if sol.termination == Termination::Stalled && late_left > 0 && fresh_free < stats.free {
+            } else if sol.termination == Termination::Stalled
+                && late_left > 0
+                && fresh_free < stats.free
+            {
                 // The method stalled on a large reduced problem (its Newton systems lose
                 // accuracy) at an accurate iterate whose dual contradicts no status: that dual
                 // classifies the weights well, and the smaller problem it leaves free is
@@ -318,14 +373,20 @@ const MIN_REPAIR: usize = 256;
 /// If the fold alone makes the reduced problem infeasible (`reduced_ok` fails), free the
 /// folded weights with the smallest margins, a share that doubles (from 1/64 of the folded
 /// weights) until it passes. False when nothing is left to free.
-fn unfold_until_feasible(full: &Problem, set: &mut ActiveSet, reduced_ok: impl Fn(&Problem) -> bool) -> bool {
+fn unfold_until_feasible(
+    full: &Problem,
+    set: &mut ActiveSet,
+    reduced_ok: impl Fn(&Problem) -> bool,
+) -> bool {
     let mut share = 64;
     // The folded weights by margin, smallest first (sorted once: the freed ones are a prefix).
     let mut folded: Vec<usize> = Vec::new();
     let mut freed = 0;
     while !reduced_ok(&set.reduce(full)) {
         if freed == 0 {
-            folded = (0..full.upper.len()).filter(|&i| set.status()[i] == Status::Upper).collect();
+            folded = (0..full.upper.len())
+                .filter(|&i| set.status()[i] == Status::Upper)
+                .collect();
             folded.sort_unstable_by(|&i, &j| set.margins()[i].total_cmp(&set.margins()[j]));
         }
         if freed == folded.len() {
@@ -344,7 +405,13 @@ fn unfold_until_feasible(full: &Problem, set: &mut ActiveSet, reduced_ok: impl F
 }
 
 /// The active set for the next evaluation: statuses from the final duals with a margin.
-pub fn next_set(full: &Problem, mut set: ActiveSet, block_duals: &[DMatrix<f64>], row_duals: &[f64], margin: f64) -> ActiveSet {
+pub fn next_set(
+    full: &Problem,
+    mut set: ActiveSet,
+    block_duals: &[DMatrix<f64>],
+    row_duals: &[f64],
+    margin: f64,
+) -> ActiveSet {
     let m = margins(full, block_duals, row_duals);
     set.update(full, classify(&m, margin));
     set.set_margins(m);
@@ -370,7 +437,13 @@ pub fn next_set(full: &Problem, mut set: ActiveSet, block_duals: &[DMatrix<f64>]
 /// One subsample alone is too noisy when the score is a small fraction of `n` (at
 /// `n = 20000` a 256-point subsample sees about five removed points): the classification it
 /// gives folds weights that the optimum removes, and the fold is infeasible.
-pub fn cold_set(full: &Problem, settings: &FastSettings, reduced_ok: &impl Fn(&Problem) -> bool, t0: &[f64], budget: bool) -> ActiveSet {
+pub fn cold_set(
+    full: &Problem,
+    settings: &FastSettings,
+    reduced_ok: &impl Fn(&Problem) -> bool,
+    t0: &[f64],
+    budget: bool,
+) -> ActiveSet {
     let n = full.upper.len();
     let ns = settings.subsample.max(n / CASCADE);
     if 2 * ns > n || settings.subsample == 0 {
@@ -378,20 +451,48 @@ pub fn cold_set(full: &Problem, settings: &FastSettings, reduced_ok: &impl Fn(&P
     }
     let sub = subsample(full, ns);
     let start = cold_set(&sub, settings, reduced_ok, t0, budget);
-    let tolerance = ipm::Settings { gap_tol: 1e-3, feas_tol: 1e-6, max_iter: 60 };
-    let rounds = Rounds { full: &sub, settings, tolerance, reduced_ok, t0, loose_scale: 0.0 };
-    let consistent = rounds.run(start, |_, _| false, |set, a, sol| {
-        let m = margins(&sub, &sol.block_duals, &sol.row_duals);
-        let contradicted = set.status().iter().zip(&m).any(|(s, &mi)| contradicts(*s, mi));
-        // The weight the subsample's optimum removes, scaled to `n` weights.
-        let removed = sub.upper.iter().zip(a).map(|(u, a)| u - a).sum::<f64>() * n as f64 / ns as f64;
-        (sol.termination != Termination::NumericalError && !contradicted).then_some(removed)
-    });
+    let tolerance = ipm::Settings {
+        gap_tol: 1e-3,
+        feas_tol: 1e-6,
+        max_iter: 60,
+    };
+    let rounds = Rounds {
+        full: &sub,
+        settings,
+        tolerance,
+        reduced_ok,
+        t0,
+        loose_scale: 0.0,
+    };
+    let consistent = rounds.run(
+        start,
+        |_, _| false,
+        |set, a, sol| {
+            let m = margins(&sub, &sol.block_duals, &sol.row_duals);
+            let contradicted = set
+                .status()
+                .iter()
+                .zip(&m)
+                .any(|(s, &mi)| contradicts(*s, mi));
+            // The weight the subsample's optimum removes, scaled to `n` weights.
+            let removed =
+                sub.upper.iter().zip(a).map(|(u, a)| u - a).sum::<f64>() * n as f64 / ns as f64;
+            (sol.termination != Termination::NumericalError && !contradicted).then_some(removed)
+        },
+    );
     let Some((removed, _, sol, _)) = consistent else {
         return ActiveSet::all_free(full);
     };
     let m = margins(full, &sol.block_duals, &sol.row_duals);
-    let mut status = classify_keeping(&m, settings.cold_margin, if budget { cold_budget(full, removed) } else { 0 });
+    let mut status = classify_keeping(
+        &m,
+        settings.cold_margin,
+        if budget {
+            cold_budget(full, removed)
+        } else {
+            0
+        },
+    );
     let mut free: Vec<usize> = (0..n).filter(|&i| status[i] == Status::Free).collect();
     let cap = cold_cap(full);
     if free.len() > cap {
@@ -401,7 +502,11 @@ pub fn cold_set(full: &Problem, settings: &FastSettings, reduced_ok: &impl Fn(&P
         // that the dual of the reduced problem contradicts.
         free.sort_unstable_by(|&i, &j| m[i].abs().total_cmp(&m[j].abs()));
         for &i in &free[cap..] {
-            status[i] = if m[i] > 0.0 { Status::Upper } else { Status::Lower };
+            status[i] = if m[i] > 0.0 {
+                Status::Upper
+            } else {
+                Status::Lower
+            };
         }
     }
     let mut set = ActiveSet::with_status(full, status);
@@ -454,7 +559,9 @@ const DEGENERATE: usize = 4;
 /// Most weights a cold set leaves free: `n / 16`, at least four times the rank `m` of the
 /// Newton system's low-rank part and [`MIN_COLD_FREE`].
 fn cold_cap(full: &Problem) -> usize {
-    (full.upper.len() / 16).max(4 * low_rank(full)).max(MIN_COLD_FREE)
+    (full.upper.len() / 16)
+        .max(4 * low_rank(full))
+        .max(MIN_COLD_FREE)
 }
 /// Floor of [`cold_cap`].
 const MIN_COLD_FREE: usize = 4096;
@@ -462,7 +569,11 @@ const MIN_COLD_FREE: usize = 4096;
 /// The rank `m = sum_b p_b (p_b + 1) / 2` of the low-rank part of the Newton system's weight
 /// block (blocks with weights).
 fn low_rank(full: &Problem) -> usize {
-    full.blocks.iter().filter(|b| b.has_weights()).map(|b| b.constant.nrows() * (b.constant.nrows() + 1) / 2).sum()
+    full.blocks
+        .iter()
+        .filter(|b| b.has_weights())
+        .map(|b| b.constant.nrows() * (b.constant.nrows() + 1) / 2)
+        .sum()
 }
 /// Ratio of consecutive subsample sizes in the cold start's cascade.
 const CASCADE: usize = 8;
@@ -487,7 +598,14 @@ fn subsample(full: &Problem, ns: usize) -> Problem<'static> {
                 extra: b.extra.clone(),
             })
             .collect(),
-        rows: full.rows.iter().map(|r| ipm::LinearRow { a_coeff: r.a_coeff * ratio, ..r.clone() }).collect(),
+        rows: full
+            .rows
+            .iter()
+            .map(|r| ipm::LinearRow {
+                a_coeff: r.a_coeff * ratio,
+                ..r.clone()
+            })
+            .collect(),
     }
 }
 
@@ -507,6 +625,13 @@ pub fn conclude(
             }
             Ok((c.eval, c.stats))
         }
-        None => Ok((reference()?, EvalStats { rounds: settings.max_rounds, fallback: true, ..EvalStats::default() })),
+        None => Ok((
+            reference()?,
+            EvalStats {
+                rounds: settings.max_rounds,
+                fallback: true,
+                ..EvalStats::default()
+            },
+        )),
     }
 }

@@ -27,7 +27,7 @@
 //!
 //! Nothing here is trusted: the callers certify every answer with the backend-independent
 //! brackets of [`crate::cm`] and [`crate::sp`].
-use super::dense::{gemv, min_eigenvalue, mul, syrk, Cholesky};
+use super::dense::{Cholesky, gemv, min_eigenvalue, mul, syrk};
 use crate::linalg::quad_forms;
 use nalgebra::{DMatrix, DVector};
 use std::borrow::Cow;
@@ -78,7 +78,11 @@ pub struct Settings {
 
 impl Default for Settings {
     fn default() -> Self {
-        Settings { gap_tol: 1e-9, feas_tol: 1e-9, max_iter: 80 }
+        Settings {
+            gap_tol: 1e-9,
+            feas_tol: 1e-9,
+            max_iter: 80,
+        }
     }
 }
 
@@ -143,7 +147,12 @@ impl ConeVec {
         dotv(&self.lo, &other.lo)
             + dotv(&self.up, &other.up)
             + dotv(&self.row, &other.row)
-            + self.blk.iter().zip(&other.blk).map(|(a, b)| a.dot(b)).sum::<f64>()
+            + self
+                .blk
+                .iter()
+                .zip(&other.blk)
+                .map(|(a, b)| a.dot(b))
+                .sum::<f64>()
     }
 
     fn axpy(&mut self, alpha: f64, x: &ConeVec) {
@@ -156,17 +165,46 @@ impl ConeVec {
     }
 
     fn max_abs(&self) -> f64 {
-        let v = self.lo.iter().chain(&self.up).chain(&self.row).fold(0.0f64, |m, x| m.max(x.abs()));
+        let v = self
+            .lo
+            .iter()
+            .chain(&self.up)
+            .chain(&self.row)
+            .fold(0.0f64, |m, x| m.max(x.abs()));
         self.blk.iter().fold(v, |m, b| m.max(b.amax()))
     }
 
     /// Apply one map to the scalar parts and another to the blocks, index-aware.
-    fn map(&self, nn: impl Fn(Part, usize, f64) -> f64, psd: impl Fn(usize, &DMatrix<f64>) -> DMatrix<f64>) -> ConeVec {
+    fn map(
+        &self,
+        nn: impl Fn(Part, usize, f64) -> f64,
+        psd: impl Fn(usize, &DMatrix<f64>) -> DMatrix<f64>,
+    ) -> ConeVec {
         ConeVec {
-            lo: self.lo.iter().enumerate().map(|(i, &x)| nn(Part::Lo, i, x)).collect(),
-            up: self.up.iter().enumerate().map(|(i, &x)| nn(Part::Up, i, x)).collect(),
-            row: self.row.iter().enumerate().map(|(i, &x)| nn(Part::Row, i, x)).collect(),
-            blk: self.blk.iter().enumerate().map(|(b, m)| psd(b, m)).collect(),
+            lo: self
+                .lo
+                .iter()
+                .enumerate()
+                .map(|(i, &x)| nn(Part::Lo, i, x))
+                .collect(),
+            up: self
+                .up
+                .iter()
+                .enumerate()
+                .map(|(i, &x)| nn(Part::Up, i, x))
+                .collect(),
+            row: self
+                .row
+                .iter()
+                .enumerate()
+                .map(|(i, &x)| nn(Part::Row, i, x))
+                .collect(),
+            blk: self
+                .blk
+                .iter()
+                .enumerate()
+                .map(|(b, m)| psd(b, m))
+                .collect(),
         }
     }
 
@@ -208,7 +246,11 @@ impl LmiBlock<'_> {
 
     /// The points of the weights `idx` (none for a block without weights).
     pub fn select(&self, idx: &[usize]) -> DMatrix<f64> {
-        if self.has_weights() { self.points.select_columns(idx) } else { DMatrix::zeros(self.points.nrows(), 0) }
+        if self.has_weights() {
+            self.points.select_columns(idx)
+        } else {
+            DMatrix::zeros(self.points.nrows(), 0)
+        }
     }
 }
 
@@ -223,7 +265,13 @@ impl Problem<'_> {
 
     /// Barrier degree: number of scalar cones plus the block sizes.
     fn degree(&self) -> f64 {
-        (2 * self.n() + self.rows.len() + self.blocks.iter().map(|b| b.constant.nrows()).sum::<usize>()) as f64
+        (2 * self.n()
+            + self.rows.len()
+            + self
+                .blocks
+                .iter()
+                .map(|b| b.constant.nrows())
+                .sum::<usize>()) as f64
     }
 
     fn h(&self) -> ConeVec {
@@ -236,7 +284,10 @@ impl Problem<'_> {
     }
 
     fn c(&self) -> XVec {
-        XVec { a: vec![self.cost_a; self.n()], t: self.cost_extra.clone() }
+        XVec {
+            a: vec![self.cost_a; self.n()],
+            t: self.cost_extra.clone(),
+        }
     }
 
     /// `G x`.
@@ -245,7 +296,11 @@ impl Problem<'_> {
         ConeVec {
             lo: x.a.iter().map(|v| -v).collect(),
             up: x.a.clone(),
-            row: self.rows.iter().map(|r| r.a_coeff * sum_a + dotv(&r.extra, &x.t)).collect(),
+            row: self
+                .rows
+                .iter()
+                .map(|r| r.a_coeff * sum_a + dotv(&r.extra, &x.t))
+                .collect(),
             blk: self
                 .blocks
                 .iter()
@@ -262,8 +317,17 @@ impl Problem<'_> {
 
     /// `G^T z`.
     fn gt(&self, z: &ConeVec) -> XVec {
-        let row_sum: f64 = self.rows.iter().zip(&z.row).map(|(r, zj)| r.a_coeff * zj).sum();
-        let mut a: Vec<f64> = z.lo.iter().zip(&z.up).map(|(lo, up)| up - lo + row_sum).collect();
+        let row_sum: f64 = self
+            .rows
+            .iter()
+            .zip(&z.row)
+            .map(|(r, zj)| r.a_coeff * zj)
+            .sum();
+        let mut a: Vec<f64> =
+            z.lo.iter()
+                .zip(&z.up)
+                .map(|(lo, up)| up - lo + row_sum)
+                .collect();
         for (b, zb) in self.blocks.iter().zip(&z.blk) {
             for (ai, q) in a.iter_mut().zip(quad_forms(&b.points, zb)) {
                 *ai += b.sign * q;
@@ -271,8 +335,17 @@ impl Problem<'_> {
         }
         let t = (0..self.k())
             .map(|k| {
-                self.rows.iter().zip(&z.row).map(|(r, zj)| r.extra[k] * zj).sum::<f64>()
-                    + self.blocks.iter().zip(&z.blk).map(|(b, zb)| b.extra[k].dot(zb)).sum::<f64>()
+                self.rows
+                    .iter()
+                    .zip(&z.row)
+                    .map(|(r, zj)| r.extra[k] * zj)
+                    .sum::<f64>()
+                    + self
+                        .blocks
+                        .iter()
+                        .zip(&z.blk)
+                        .map(|(b, zb)| b.extra[k].dot(zb))
+                        .sum::<f64>()
             })
             .collect();
         XVec { a, t }
@@ -333,7 +406,9 @@ impl NtBlock {
 
     /// `lambda ⋄^{-1} r`: the `X` with `(Lambda X + X Lambda) / 2 = r`.
     fn lambda_solve(&self, r: &DMatrix<f64>) -> DMatrix<f64> {
-        DMatrix::from_fn(r.nrows(), r.ncols(), |i, j| 2.0 * r[(i, j)] / (self.lambda[i] + self.lambda[j]))
+        DMatrix::from_fn(r.nrows(), r.ncols(), |i, j| {
+            2.0 * r[(i, j)] / (self.lambda[i] + self.lambda[j])
+        })
     }
 
     /// `min(cap, largest alpha with Lambda + alpha * d ⪰ 0)` (the largest is infinite when
@@ -342,8 +417,12 @@ impl NtBlock {
     /// the unit step binds).
     fn max_step(&self, d: &DMatrix<f64>, cap: f64) -> f64 {
         let isq = self.lambda.map(|l| 1.0 / l.sqrt());
-        let m = sym(DMatrix::from_fn(d.nrows(), d.ncols(), |i, j| isq[i] * d[(i, j)] * isq[j]));
-        if cap.is_finite() && Cholesky::new(DMatrix::identity(m.nrows(), m.ncols()) + &m * cap).is_some() {
+        let m = sym(DMatrix::from_fn(d.nrows(), d.ncols(), |i, j| {
+            isq[i] * d[(i, j)] * isq[j]
+        }));
+        if cap.is_finite()
+            && Cholesky::new(DMatrix::identity(m.nrows(), m.ncols()) + &m * cap).is_some()
+        {
             return cap;
         }
         let min = min_eigenvalue(&m);
@@ -361,7 +440,12 @@ struct Scaling {
 
 impl Scaling {
     fn new(s: &ConeVec, z: &ConeVec) -> Option<Self> {
-        let blocks = s.blk.iter().zip(&z.blk).map(|(s, z)| NtBlock::new(s, z)).collect::<Option<Vec<_>>>()?;
+        let blocks = s
+            .blk
+            .iter()
+            .zip(&z.blk)
+            .map(|(s, z)| NtBlock::new(s, z))
+            .collect::<Option<Vec<_>>>()?;
         let w = s.map(|p, i, x| (x / z.scalar(p, i)).sqrt(), |_, m| m.clone());
         let lambda = s.map(
             |p, i, x| (x * z.scalar(p, i)).sqrt(),
@@ -371,23 +455,38 @@ impl Scaling {
     }
 
     fn scale_s(&self, ds: &ConeVec) -> ConeVec {
-        ds.map(|p, i, x| x / self.w.scalar(p, i), |b, m| self.blocks[b].scale_s(m))
+        ds.map(
+            |p, i, x| x / self.w.scalar(p, i),
+            |b, m| self.blocks[b].scale_s(m),
+        )
     }
 
     fn scale_z(&self, dz: &ConeVec) -> ConeVec {
-        dz.map(|p, i, x| x * self.w.scalar(p, i), |b, m| self.blocks[b].scale_z(m))
+        dz.map(
+            |p, i, x| x * self.w.scalar(p, i),
+            |b, m| self.blocks[b].scale_z(m),
+        )
     }
 
     fn unscale(&self, q: &ConeVec) -> ConeVec {
-        q.map(|p, i, x| x * self.w.scalar(p, i), |b, m| self.blocks[b].unscale(m))
+        q.map(
+            |p, i, x| x * self.w.scalar(p, i),
+            |b, m| self.blocks[b].unscale(m),
+        )
     }
 
     fn wtw_inv(&self, v: &ConeVec) -> ConeVec {
-        v.map(|p, i, x| x / self.w.scalar(p, i).powi(2), |b, m| self.blocks[b].wtw_inv(m))
+        v.map(
+            |p, i, x| x / self.w.scalar(p, i).powi(2),
+            |b, m| self.blocks[b].wtw_inv(m),
+        )
     }
 
     fn lambda_solve(&self, r: &ConeVec) -> ConeVec {
-        r.map(|p, i, x| x / self.lambda.scalar(p, i), |b, m| self.blocks[b].lambda_solve(m))
+        r.map(
+            |p, i, x| x / self.lambda.scalar(p, i),
+            |b, m| self.blocks[b].lambda_solve(m),
+        )
     }
 
     /// Jordan product `u ∘ v` in scaled coordinates.
@@ -398,7 +497,11 @@ impl Scaling {
     /// `min(cap, largest step keeping lambda + alpha * d in the cone)`.
     fn max_step(&self, d: &ConeVec, cap: f64) -> f64 {
         let mut alpha = cap;
-        for (l, x) in [(&self.lambda.lo, &d.lo), (&self.lambda.up, &d.up), (&self.lambda.row, &d.row)] {
+        for (l, x) in [
+            (&self.lambda.lo, &d.lo),
+            (&self.lambda.up, &d.up),
+            (&self.lambda.row, &d.row),
+        ] {
             for (li, xi) in l.iter().zip(x.iter()) {
                 if *xi < 0.0 {
                     alpha = alpha.min(-li / xi);
@@ -428,14 +531,20 @@ enum AaSolver {
     Dense(DMatrix<f64>, Cholesky),
     /// `M_aa = Dg + F^T F = Dg^{1/2} (I + Fs^T Fs) Dg^{1/2}`: `Fs = F Dg^{-1/2}` (`m x N`),
     /// `sqrt(Dg)`, and the factor of `I + Fs Fs^T`.
-    Woodbury { fs: DMatrix<f64>, sqrt_dg: Vec<f64>, inner: Cholesky },
+    Woodbury {
+        fs: DMatrix<f64>,
+        sqrt_dg: Vec<f64>,
+        inner: Cholesky,
+    },
 }
 
 impl Normal {
     fn new(problem: &Problem, scaling: &Scaling, s: &ConeVec, z: &ConeVec) -> Option<Self> {
         let n = problem.n();
         let k = problem.k();
-        let dg: Vec<f64> = (0..n).map(|i| z.lo[i] / s.lo[i] + z.up[i] / s.up[i]).collect();
+        let dg: Vec<f64> = (0..n)
+            .map(|i| z.lo[i] / s.lo[i] + z.up[i] / s.up[i])
+            .collect();
         let d_row: Vec<f64> = z.row.iter().zip(&s.row).map(|(z, s)| z / s).collect();
         // Blocks without weights contribute nothing to the weight block.
         let scaled: Vec<DMatrix<f64>> = problem
@@ -445,7 +554,8 @@ impl Normal {
             .filter(|(b, _)| b.has_weights())
             .map(|(b, nt)| mul(false, false, &nt.r_inv, b.points.as_ref()))
             .collect();
-        let m_total: usize = scaled.iter().map(|p| svec_len(p.nrows())).sum::<usize>() + problem.rows.len();
+        let m_total: usize =
+            scaled.iter().map(|p| svec_len(p.nrows())).sum::<usize>() + problem.rows.len();
         let aa = if n > m_total {
             // Woodbury: rows of F are svec(P_i P_i^T) for each block, then sqrt(d_j) g_j 1^T;
             // each column i is scaled by 1 / sqrt(Dg_i) as it is written.
@@ -474,7 +584,11 @@ impl Normal {
             }
             let mut inner = DMatrix::identity(m_total, m_total);
             syrk(&fs, false, 1.0, 1.0, &mut inner);
-            AaSolver::Woodbury { fs, sqrt_dg, inner: Cholesky::new(inner)? }
+            AaSolver::Woodbury {
+                fs,
+                sqrt_dg,
+                inner: Cholesky::new(inner)?,
+            }
         } else {
             // `M_aa = Dg + sum_b (P_b^T P_b)∘(P_b^T P_b) + sum_j d_j g_j^2 1 1^T`, built in
             // place (the N x N temporaries dominated the iteration at D = 55).
@@ -484,7 +598,12 @@ impl Normal {
                 syrk(p, true, 1.0, 0.0, &mut gram);
                 m.zip_apply(&gram, |mi, g| *mi += g * g);
             }
-            let rows: f64 = problem.rows.iter().zip(&d_row).map(|(row, d)| d * row.a_coeff * row.a_coeff).sum();
+            let rows: f64 = problem
+                .rows
+                .iter()
+                .zip(&d_row)
+                .map(|(row, d)| d * row.a_coeff * row.a_coeff)
+                .sum();
             m.add_scalar_mut(rows);
             for (i, d) in dg.iter().enumerate() {
                 m[(i, i)] += d;
@@ -506,24 +625,42 @@ impl Normal {
                 .blocks
                 .iter()
                 .zip(&scaling.blocks)
-                .map(|(b, nt)| b.extra.iter().map(|t| sym(&nt.r_inv * t * nt.r_inv.transpose())).collect())
+                .map(|(b, nt)| {
+                    b.extra
+                        .iter()
+                        .map(|t| sym(&nt.r_inv * t * nt.r_inv.transpose()))
+                        .collect()
+                })
                 .collect();
             for kk in 0..k {
                 let mut col: Vec<f64> = vec![0.0; n];
-                let weighted = problem.blocks.iter().zip(&t_scaled).filter(|(b, _)| b.has_weights());
+                let weighted = problem
+                    .blocks
+                    .iter()
+                    .zip(&t_scaled)
+                    .filter(|(b, _)| b.has_weights());
                 for (p, (b, ts)) in scaled.iter().zip(weighted) {
                     for (c, q) in col.iter_mut().zip(quad_forms(p, &ts[kk])) {
                         *c += b.sign * q;
                     }
                 }
-                let row_part: f64 =
-                    problem.rows.iter().zip(&d_row).map(|(r, d)| d * r.a_coeff * r.extra[kk]).sum();
+                let row_part: f64 = problem
+                    .rows
+                    .iter()
+                    .zip(&d_row)
+                    .map(|(r, d)| d * r.a_coeff * r.extra[kk])
+                    .sum();
                 for (i, c) in col.iter().enumerate() {
                     m_at[(i, kk)] = c + row_part;
                 }
                 for l in 0..k {
                     m_tt[(kk, l)] = t_scaled.iter().map(|ts| ts[kk].dot(&ts[l])).sum::<f64>()
-                        + problem.rows.iter().zip(&d_row).map(|(r, d)| d * r.extra[kk] * r.extra[l]).sum::<f64>();
+                        + problem
+                            .rows
+                            .iter()
+                            .zip(&d_row)
+                            .map(|(r, d)| d * r.extra[kk] * r.extra[l])
+                            .sum::<f64>();
                 }
             }
             let mut aa_inv_at = m_at.clone();
@@ -593,7 +730,10 @@ impl Normal {
         let mut yt = vec![0.0; x.t.len()];
         gemv(true, 1.0, &self.m_at, &x.a, 0.0, &mut yt);
         let yt = DVector::from_vec(yt) + &self.m_tt * &dt;
-        XVec { a: ya, t: yt.as_slice().to_vec() }
+        XVec {
+            a: ya,
+            t: yt.as_slice().to_vec(),
+        }
     }
 
     /// Solve the bordered system for `(da, dt)`, with iterative refinement against the
@@ -608,7 +748,10 @@ impl Normal {
             let mx = self.apply(&x);
             let res_a: Vec<f64> = ra.iter().zip(&mx.a).map(|(r, m)| r - m).collect();
             let res_t: Vec<f64> = rt.iter().zip(&mx.t).map(|(r, m)| r - m).collect();
-            let res = res_a.iter().chain(&res_t).fold(0.0f64, |m, v| m.max(v.abs()));
+            let res = res_a
+                .iter()
+                .chain(&res_t)
+                .fold(0.0f64, |m, v| m.max(v.abs()));
             if !(res > 1e-14 * norm) || res > 0.5 * last {
                 break;
             }
@@ -715,7 +858,10 @@ pub fn solve(
         };
         it = step;
     }
-    if matches!(termination, Termination::MaxIterations | Termination::NumericalError) {
+    if matches!(
+        termination,
+        Termination::MaxIterations | Termination::NumericalError
+    ) {
         if let Some((_, b)) = best {
             it = b;
             termination = Termination::Stalled;
@@ -736,7 +882,13 @@ pub fn solve(
 }
 
 /// One Mehrotra predictor-corrector step.
-fn newton_step(problem: &Problem, it: &Iterate, rp: &ConeVec, rd: &XVec, mu: f64) -> Option<Iterate> {
+fn newton_step(
+    problem: &Problem,
+    it: &Iterate,
+    rp: &ConeVec,
+    rd: &XVec,
+    mu: f64,
+) -> Option<Iterate> {
     let scaling = Scaling::new(&it.s, &it.z)?;
     let normal = Normal::new(problem, &scaling, &it.s, &it.z)?;
     let lambda_sq = Scaling::jordan(&scaling.lambda, &scaling.lambda);
@@ -749,7 +901,11 @@ fn newton_step(problem: &Problem, it: &Iterate, rp: &ConeVec, rd: &XVec, mu: f64
         let gv = problem.gt(&scaling.wtw_inv(&v));
         let ra: Vec<f64> = rd.a.iter().zip(&gv.a).map(|(r, g)| -r - g).collect();
         let rt: Vec<f64> = rd.t.iter().zip(&gv.t).map(|(r, g)| -r - g).collect();
-        let dx = if refine { normal.solve(&ra, &rt) } else { normal.solve_once(&ra, &rt) };
+        let dx = if refine {
+            normal.solve(&ra, &rt)
+        } else {
+            normal.solve_once(&ra, &rt)
+        };
         let gdx = problem.g(&dx);
         let mut w = gdx.clone();
         w.axpy(1.0, &v);
@@ -769,15 +925,25 @@ fn newton_step(problem: &Problem, it: &Iterate, rp: &ConeVec, rd: &XVec, mu: f64
     let mut rc = neg_lsq;
     rc.axpy(-1.0, &Scaling::jordan(&dsa, &dza));
     let shift = sigma * mu;
-    rc = rc.map(|_, _, x| x + shift, |_, m| m + DMatrix::identity(m.nrows(), m.ncols()) * shift);
+    rc = rc.map(
+        |_, _, x| x + shift,
+        |_, m| m + DMatrix::identity(m.nrows(), m.ncols()) * shift,
+    );
     let (dx, ds, dz) = direction(&rc, true);
     // Steps beyond 1 / 0.99 are cut to 1 anyway.
-    let alpha_max = scaling.max_step(&scaling.scale_z(&dz), scaling.max_step(&scaling.scale_s(&ds), 1.0 / 0.99));
+    let alpha_max = scaling.max_step(
+        &scaling.scale_z(&dz),
+        scaling.max_step(&scaling.scale_s(&ds), 1.0 / 0.99),
+    );
     let alpha = (0.99 * alpha_max).min(1.0);
     if !(alpha > 0.0) {
         return None;
     }
-    let mut next = Iterate { x: it.x.clone(), s: it.s.clone(), z: it.z.clone() };
+    let mut next = Iterate {
+        x: it.x.clone(),
+        s: it.s.clone(),
+        z: it.z.clone(),
+    };
     axpyv(&mut next.x.a, alpha, &dx.a);
     axpyv(&mut next.x.t, alpha, &dx.t);
     next.s.axpy(alpha, &ds);
@@ -790,7 +956,10 @@ fn newton_step(problem: &Problem, it: &Iterate, rp: &ConeVec, rd: &XVec, mu: f64
 /// equations exactly.
 fn initial_point(problem: &Problem, a0: &[f64], t0: &[f64]) -> Iterate {
     let n = problem.n();
-    let x = XVec { a: a0.to_vec(), t: t0.to_vec() };
+    let x = XVec {
+        a: a0.to_vec(),
+        t: t0.to_vec(),
+    };
     let h = problem.h();
     let mut s = h.clone();
     s.axpy(-1.0, &problem.g(&x));
@@ -810,12 +979,19 @@ fn initial_point(problem: &Problem, a0: &[f64], t0: &[f64]) -> Iterate {
         }
     }
     let nb = problem.blocks.len().max(1) as f64;
-    let cost_scale = problem.cost_a.abs().max(problem.cost_extra.iter().fold(0.0f64, |m, x| m.max(x.abs())));
+    let cost_scale = problem.cost_a.abs().max(
+        problem
+            .cost_extra
+            .iter()
+            .fold(0.0f64, |m, x| m.max(x.abs())),
+    );
     let mut blk = Vec::new();
     let mut q_total = vec![0.0; n];
     let mut target = 0.0;
     for (sb, b) in s.blk.iter().zip(&problem.blocks) {
-        let inv = nalgebra::Cholesky::new(sb.clone()).map(|c| c.inverse()).unwrap_or_else(|| DMatrix::identity(sb.nrows(), sb.nrows()));
+        let inv = nalgebra::Cholesky::new(sb.clone())
+            .map(|c| c.inverse())
+            .unwrap_or_else(|| DMatrix::identity(sb.nrows(), sb.nrows()));
         let q = quad_forms(&b.points, &inv);
         let mean_q = q.iter().sum::<f64>() / n.max(1) as f64;
         let y = if problem.cost_a != 0.0 && mean_q > 0.0 {
@@ -831,7 +1007,12 @@ fn initial_point(problem: &Problem, a0: &[f64], t0: &[f64]) -> Iterate {
     }
     let mu_target = target / nb;
     let row: Vec<f64> = s.row.iter().map(|sj| mu_target / sj).collect();
-    let row_sum: f64 = problem.rows.iter().zip(&row).map(|(r, z)| r.a_coeff * z).sum();
+    let row_sum: f64 = problem
+        .rows
+        .iter()
+        .zip(&row)
+        .map(|(r, z)| r.a_coeff * z)
+        .sum();
     let mut lo = vec![0.0; n];
     let mut up = vec![0.0; n];
     for i in 0..n {

@@ -13,17 +13,19 @@
 //! so the fold is recomputed per evaluation). Falls back to the clarabel reference backend
 //! when the repair rounds fail.
 use super::active_set::{ActiveSet, Status};
-use super::driver::{cold_set, conclude, next_set, solve_certified, EvalStats, FastSettings, ScoreMap};
+use super::driver::{
+    EvalStats, FastSettings, ScoreMap, cold_set, conclude, next_set, solve_certified,
+};
 use super::ipm::{LinearRow, LmiBlock, Problem};
+use super::warm::WarmPool;
+use crate::ScoreError;
 use crate::clarabel_backend::ClarabelSp;
 use crate::linalg::min_eigenvalue;
 use crate::membership::Refinement;
 use crate::oracle::{ScoreEval, ScoreOracle};
 use crate::sp::Spectral;
-use crate::ScoreError;
 use nalgebra::DMatrix;
 use std::borrow::Cow;
-use super::warm::WarmPool;
 
 /// The SP score on the fast interior-point backend; `theta = svec(S)`.
 #[derive(Debug)]
@@ -35,7 +37,11 @@ pub struct FastSp {
 
 impl Clone for FastSp {
     fn clone(&self) -> Self {
-        FastSp { reference: self.reference.clone(), settings: self.settings.clone(), warm: WarmPool::new() }
+        FastSp {
+            reference: self.reference.clone(),
+            settings: self.settings.clone(),
+            warm: WarmPool::new(),
+        }
     }
 }
 
@@ -43,7 +49,11 @@ impl FastSp {
     /// The backend for `problem` (sets OpenBLAS to one thread, see [`super::FastCm::new`]).
     pub fn new(problem: Spectral) -> Self {
         sosdp_openblas::set_num_threads(1);
-        FastSp { reference: ClarabelSp::new(problem), settings: FastSettings::default(), warm: WarmPool::new() }
+        FastSp {
+            reference: ClarabelSp::new(problem),
+            settings: FastSettings::default(),
+            warm: WarmPool::new(),
+        }
     }
 
     pub fn with_settings(mut self, settings: FastSettings) -> Self {
@@ -61,13 +71,25 @@ impl FastSp {
     }
 
     /// Evaluate with statistics; with `level`, stop as soon as the bracket decides.
-    pub fn evaluate_detailed(&self, theta: &[f64], level: Option<f64>) -> Result<(ScoreEval, EvalStats), ScoreError> {
+    pub fn evaluate_detailed(
+        &self,
+        theta: &[f64],
+        level: Option<f64>,
+    ) -> Result<(ScoreEval, EvalStats), ScoreError> {
         self.evaluate_to(theta, level, self.settings.accuracy)
     }
 
     /// [`Self::evaluate_detailed`] with the bracket width `accuracy` instead of the settings'.
-    pub fn evaluate_to(&self, theta: &[f64], level: Option<f64>, accuracy: f64) -> Result<(ScoreEval, EvalStats), ScoreError> {
-        let settings = FastSettings { accuracy, ..self.settings.clone() };
+    pub fn evaluate_to(
+        &self,
+        theta: &[f64],
+        level: Option<f64>,
+        accuracy: f64,
+    ) -> Result<(ScoreEval, EvalStats), ScoreError> {
+        let settings = FastSettings {
+            accuracy,
+            ..self.settings.clone()
+        };
         let sp = self.problem();
         let s = sp.candidate(theta)?;
         let Some(factor) = s.factor.as_ref() else {
@@ -82,13 +104,31 @@ impl FastSp {
             cost_a: 0.0,
             cost_extra: vec![1.0],
             blocks: vec![
-                LmiBlock { constant: &eye * (1.0 + g), sign: 1.0, points: Cow::Borrowed(&points), extra: vec![DMatrix::zeros(d, d)] },
-                LmiBlock { constant: &eye * -(1.0 - g), sign: -1.0, points: Cow::Borrowed(&points), extra: vec![&eye * -lambda] },
+                LmiBlock {
+                    constant: &eye * (1.0 + g),
+                    sign: 1.0,
+                    points: Cow::Borrowed(&points),
+                    extra: vec![DMatrix::zeros(d, d)],
+                },
+                LmiBlock {
+                    constant: &eye * -(1.0 - g),
+                    sign: -1.0,
+                    points: Cow::Borrowed(&points),
+                    extra: vec![&eye * -lambda],
+                },
             ],
-            rows: vec![LinearRow { h: -1.0, a_coeff: -1.0 / n, extra: vec![-1.0] }],
+            rows: vec![LinearRow {
+                h: -1.0,
+                a_coeff: -1.0 / n,
+                extra: vec![-1.0],
+            }],
         };
         let t0 = [1.0 + (1.0 - g) / lambda];
-        let warm = if self.settings.warm_start { self.warm.take() } else { None };
+        let warm = if self.settings.warm_start {
+            self.warm.take()
+        } else {
+            None
+        };
         let reduced_ok = |reduced: &Problem| min_eigenvalue(&reduced.blocks[0].constant) > 0.0;
         let start = match warm {
             Some(status) if status.len() == sp.n() => ActiveSet::with_status(&full, status),
@@ -98,7 +138,10 @@ impl FastSp {
             &full,
             start,
             &settings,
-            &ScoreMap { offset: 0.0, scale: n },
+            &ScoreMap {
+                offset: 0.0,
+                scale: n,
+            },
             level,
             reduced_ok,
             &t0,
@@ -112,7 +155,13 @@ impl FastSp {
         conclude(
             certified,
             &settings,
-            |set, blocks, rows| self.warm.keep(next_set(&full, set, blocks, rows, self.settings.margin).status().to_vec()),
+            |set, blocks, rows| {
+                self.warm.keep(
+                    next_set(&full, set, blocks, rows, self.settings.margin)
+                        .status()
+                        .to_vec(),
+                )
+            },
             || self.reference.evaluate(theta),
         )
     }
@@ -143,7 +192,12 @@ impl ScoreOracle for FastSp {
         Ok(self.evaluate_detailed(theta, Some(level))?.0)
     }
 
-    fn member_eval_to(&self, theta: &[f64], level: f64, accuracy: f64) -> Result<ScoreEval, ScoreError> {
+    fn member_eval_to(
+        &self,
+        theta: &[f64],
+        level: f64,
+        accuracy: f64,
+    ) -> Result<ScoreEval, ScoreError> {
         Ok(self.evaluate_to(theta, Some(level), accuracy)?.0)
     }
 

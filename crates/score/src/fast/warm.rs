@@ -13,7 +13,9 @@ pub struct WarmPool<T> {
 
 impl<T> WarmPool<T> {
     pub fn new() -> Self {
-        WarmPool { states: Mutex::new(Vec::new()) }
+        WarmPool {
+            states: Mutex::new(Vec::new()),
+        }
     }
 
     /// The most recently kept state, if any.
@@ -32,6 +34,9 @@ impl<T> WarmPool<T> {
 
     /// Forget every state.
     pub fn clear(&self) {
-        self.states.lock().unwrap_or_else(|e| e.into_inner()).clear();
+        self.states
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
     }
 }

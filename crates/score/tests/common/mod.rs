@@ -18,8 +18,18 @@ pub fn normal_vec(rng: &mut StdRng, d: usize) -> Vec<f64> {
 /// A small corrupted Gaussian sample: `n x d`, 10% shifted by 3 along axis 0.
 pub fn small_data(rng: &mut StdRng, n: usize, d: usize) -> DMatrix<f64> {
     let mean = vec![0.0; d];
-    CorruptedSample::identity_covariance(rng, n, &mean, 0.1, &Adversary::ShiftedCluster { distance: 3.0, axis: 0, spread: 0.1 })
-        .data
+    CorruptedSample::identity_covariance(
+        rng,
+        n,
+        &mean,
+        0.1,
+        &Adversary::ShiftedCluster {
+            distance: 3.0,
+            axis: 0,
+            spread: 0.1,
+        },
+    )
+    .data
 }
 
 /// A uniformly random point with `||theta||_{Gamma^{-1}} <= rho` for `Gamma = g I`, `c = 0`.
@@ -31,7 +41,9 @@ pub fn random_theta(rng: &mut StdRng, d: usize, g: f64, rho: f64) -> Vec<f64> {
 
 pub fn cm_oracle(data: &DMatrix<f64>, g: f64) -> ClarabelCm {
     let d = data.ncols();
-    ClarabelCm::new(CertifiedMean::new(data, &vec![0.0; d], &(DMatrix::identity(d, d) * g)).unwrap())
+    ClarabelCm::new(
+        CertifiedMean::new(data, &vec![0.0; d], &(DMatrix::identity(d, d) * g)).unwrap(),
+    )
 }
 
 pub fn sp_oracle(data: &DMatrix<f64>, lambda: f64, width: f64) -> ClarabelSp {
