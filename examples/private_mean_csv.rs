@@ -23,7 +23,7 @@ use rand::SeedableRng;
 use rand::rngs::StdRng;
 use sosdp::eval::synthetic::CorruptedSample;
 use sosdp::eval::{Adversary, l2_error};
-use sosdp::learn::PrivateMean;
+use sosdp::learn::{Learner, Privacy, PrivateMean};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -151,10 +151,10 @@ fn run() -> Result<(), String> {
         args.epsilon, args.radius, args.seed
     );
 
-    let learner = PrivateMean::new(args.epsilon)
-        .radius(args.radius)
+    let privacy = Privacy::new(args.epsilon)
         .corruption(corruption)
         .seed(args.seed);
+    let learner = PrivateMean::new(privacy, args.radius);
     // The plan is public: it depends on (n, d, eps, R, corruption, beta) only, not on the data.
     let plan = learner.plan(n, d).map_err(|e| e.to_string())?;
     println!(
@@ -175,11 +175,11 @@ fn run() -> Result<(), String> {
 
     println!();
     let release = &fit.release;
-    println!("estimate: {:?}", rounded(&release.estimate));
+    println!("estimate: {:?}", rounded(release.estimate.as_slice()));
     if synthetic {
         println!(
             "error   : |mu_hat - mu| = {:.4} (mu = {SAMPLE_MEAN:?})",
-            l2_error(&release.estimate, &SAMPLE_MEAN)
+            l2_error(release.estimate.as_slice(), &SAMPLE_MEAN)
         );
     }
     println!();

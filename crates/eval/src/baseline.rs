@@ -5,8 +5,8 @@
 //! their own modules.
 use nalgebra::DMatrix;
 use rand_distr::{Distribution, Gamma, StandardNormal};
-use sosdp_learn::stage::seeded_rng;
-use sosdp_learn::{LearnError, PrivateMean, check_data as check};
+use sosdp_learn::privacy::seeded_rng;
+use sosdp_learn::{LearnError, Learner, PrivateMean, check_data as check};
 
 /// The privacy an estimator offers.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -233,15 +233,20 @@ impl MeanEstimator for ClippedLaplaceMean {
 /// The sum-of-squares private mean (MATH.md 5.1) as a [`MeanEstimator`].
 impl MeanEstimator for PrivateMean {
     fn name(&self) -> String {
-        format!("SoS private mean (eps = {})", self.epsilon())
+        format!(
+            "SoS private mean (eps = {})",
+            Learner::privacy(self).epsilon()
+        )
     }
     fn privacy(&self) -> Privacy {
         Privacy::Pure {
-            epsilon: self.epsilon(),
+            epsilon: Learner::privacy(self).epsilon(),
         }
     }
     fn estimate(&self, data: &DMatrix<f64>, seed: u64) -> Result<Vec<f64>, LearnError> {
-        Ok(self.clone().seed(seed).fit(data)?.release.estimate)
+        let privacy = Learner::privacy(self).seed(seed);
+        let fit = self.clone().with_privacy(privacy).fit(data)?;
+        Ok(fit.release.estimate.as_slice().to_vec())
     }
 }
 

@@ -13,7 +13,7 @@ use crate::{Adversary, CorruptedSample};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use serde::Serialize;
-use sosdp_learn::{Constants, LearnError, PrivateMean};
+use sosdp_learn::{Constants, LearnError, Learner, Privacy, PrivateMean};
 use std::time::Instant;
 
 /// One synthetic configuration: `N(mu, I)` in `R^d` with `|mu| = mean_norm` (equal
@@ -77,10 +77,10 @@ pub fn measure(
     let sample = case.sample(seed);
     let truth = case.mean();
     let clock = Instant::now();
-    let fit = PrivateMean::new(case.epsilon)
-        .radius(case.radius)
+    let privacy = Privacy::new(case.epsilon)
         .corruption(case.corruption)
-        .seed(seed)
+        .seed(seed);
+    let fit = PrivateMean::new(privacy, case.radius)
         .constants(constants.clone())
         .fit(&sample.data)?;
     let seconds = clock.elapsed().as_secs_f64();

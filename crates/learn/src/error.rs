@@ -27,18 +27,3 @@ pub enum LearnError {
     #[error(transparent)]
     Sampler(#[from] SamplerError),
 }
-
-/// The settings every learner shares: `eps > 0` finite, corruption in `[0, 0.5)`, `beta` in
-/// `(0, 1)`.
-pub fn check_privacy_settings(epsilon: f64, corruption: f64, beta: f64) -> Result<(), LearnError> {
-    if !(epsilon.is_finite() && epsilon > 0.0) {
-        return Err(LearnError::Epsilon(epsilon));
-    }
-    if !(corruption >= 0.0 && corruption < 0.5) {
-        return Err(LearnError::Corruption(corruption));
-    }
-    if !(beta > 0.0 && beta < 1.0) {
-        return Err(LearnError::Beta(beta));
-    }
-    Ok(())
-}

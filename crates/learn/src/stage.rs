@@ -5,8 +5,7 @@
 //! lifted points.
 use crate::LearnError;
 use nalgebra::DMatrix;
-use rand::rngs::StdRng;
-use rand::{Rng, SeedableRng};
+use rand::Rng;
 use sosdp_sampler::{
     Ball, ConvexBody, Domain, Ellipsoid, Intersection, MechanismSettings, Progress, Release,
     SamplerKind, Start, release,
@@ -60,13 +59,4 @@ pub fn run_cm_stage<R: Rng + ?Sized>(
     let mut settings = MechanismSettings::new(stage.epsilon, dim)?;
     settings.sampler = stage.sampler;
     Ok(release(&oracle, &domain, &start, &settings, rng, progress)?)
-}
-
-/// The learners' randomness: seeded (experiments) or from the OS (releases).
-pub fn seeded_rng(seed: Option<u64>) -> Result<StdRng, LearnError> {
-    match seed {
-        Some(s) => Ok(StdRng::seed_from_u64(s)),
-        None => StdRng::try_from_rng(&mut rand::rngs::SysRng)
-            .map_err(|e| LearnError::InvalidSetting(format!("no OS randomness: {e}"))),
-    }
 }
