@@ -7,9 +7,9 @@
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use nalgebra::DMatrix;
 use rand::SeedableRng;
-use sosdp::cli::bench::{ScoreInstance, theta_seed, walk_seed};
 use sosdp::eval::{Adversary, CorruptedSample};
 use sosdp::score::{CertifiedMean, ClarabelCm, ClarabelSp, FastCm, ScoreOracle, Spectral};
+use sosdp_cli::bench::{ScoreInstance, theta_seed, walk_seed};
 use std::hint::black_box;
 
 fn instance(n: usize, d: usize, seed: u64) -> DMatrix<f64> {

@@ -24,7 +24,7 @@ use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand_distr::{Distribution, StandardNormal};
 use sosdp::eval::{covariance_sample, frobenius_error, mahalanobis_error, tv_bound};
-use sosdp::learn::{Learner, Privacy, PrivateGaussian};
+use sosdp::{Learner, Privacy, PrivateGaussian};
 
 fn fmt(v: &[f64]) -> String {
     let parts: Vec<String> = v.iter().map(|x| format!("{x:8.4}")).collect();

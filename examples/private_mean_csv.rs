@@ -9,7 +9,7 @@
 //! cargo run --release --example private_mean_csv -- --write-sample X.csv # only write the synthetic CSV
 //! ```
 //!
-//! The CSV is read with the CLI's reader (`sosdp::cli::input::read_matrix`: comma-separated
+//! The CSV is read with the library's reader (`sosdp::io::read_matrix`: comma-separated
 //! numbers, one record per line; with `--header` the first line is a header and is skipped; the
 //! synthetic sample has one). Without a path the example writes a
 //! synthetic corrupted dataset to a temporary file and uses it: n = 4000 records of
@@ -23,7 +23,7 @@ use rand::SeedableRng;
 use rand::rngs::StdRng;
 use sosdp::eval::synthetic::CorruptedSample;
 use sosdp::eval::{Adversary, l2_error};
-use sosdp::learn::{Learner, Privacy, PrivateMean};
+use sosdp::{Learner, Privacy, PrivateMean};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -136,11 +136,8 @@ fn run() -> Result<(), String> {
         .corruption
         .unwrap_or(if synthetic { SAMPLE_CORRUPTION } else { 0.0 });
 
-    let data = sosdp::cli::input::read_matrix(
-        &path,
-        sosdp::cli::input::Header::data(synthetic || args.header),
-    )
-    .map_err(|e| e.to_string())?;
+    let data = sosdp::io::read_matrix(&path, sosdp::io::Header::data(synthetic || args.header))
+        .map_err(|e| e.to_string())?;
     if synthetic {
         let _ = std::fs::remove_file(&path);
     }

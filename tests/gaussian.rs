@@ -8,7 +8,7 @@ use sosdp::eval::{
     covariance_sample, frobenius_error, mahalanobis_error, spectral_error, tv_bound,
 };
 use sosdp::learn::covariance::spd_power;
-use sosdp::learn::{LearnError, Learner, Privacy, PrivateCovariance, PrivateGaussian};
+use sosdp::{LearnError, Learner, Privacy, PrivateCovariance, PrivateGaussian};
 
 /// d = 2, n = 8000, eps = 2, K = 100, condition number 20 (eigenvalues 1 and 20 in a random
 /// basis), clean (seed 0) and with 1% of the records in the covariance adversary (d) of MATH.md 6

@@ -5,7 +5,7 @@ use nalgebra::DMatrix;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use sosdp::eval::{Adversary, ClippedLaplaceMean, CorruptedSample, MeanEstimator};
-use sosdp::learn::{LearnError, Learner, Privacy, PrivateMean};
+use sosdp::{LearnError, Learner, Privacy, PrivateMean};
 
 fn sample(seed: u64, n: usize, d: usize, eta: f64, distance: f64) -> CorruptedSample {
     let mut rng = StdRng::seed_from_u64(seed);

@@ -7,7 +7,7 @@ use nalgebra::DMatrix;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand_distr::{Distribution, StandardNormal};
-use sosdp::learn::{Learner, Privacy, PrivateCovariance, PrivateGaussian, PrivateMean};
+use sosdp::{Learner, Privacy, PrivateCovariance, PrivateGaussian, PrivateMean};
 
 fn gaussian(n: usize, d: usize, mean: f64, seed: u64) -> DMatrix<f64> {
     let mut rng = StdRng::seed_from_u64(seed);

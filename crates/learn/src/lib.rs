@@ -12,6 +12,7 @@
 //! - [`preconditioner`]: the staged additive preconditioner (5.2), with
 //!   [`frobenius_noise`], its noise law and operator-norm quantiles, and [`special`], the
 //!   chi-square and incomplete-gamma functions its plan needs;
+//! - [`io`]: the CSV reader of data files (one record per line);
 //! - [`gaussian`]: learning a Gaussian in total variation (5.4);
 //! - [`stage`]: one CM stage, shared by the mean and the refinement;
 //! - [`schedule`]: its data-independent stage plan;
@@ -23,6 +24,7 @@ pub mod covariance;
 pub mod error;
 pub mod frobenius_noise;
 pub mod gaussian;
+pub mod io;
 pub mod learner;
 pub mod mean;
 pub mod preconditioner;

@@ -9,13 +9,13 @@
 //!   (2000 draws of N(mu, I_5), 5% replaced by a tight cluster at distance 5 along the first
 //!   axis), next to the baselines of MATH.md 6 on the same data.
 use crate::CliError;
-use crate::input::{Header, parse_matrix};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use sosdp_eval::{ClippedLaplaceMean, CoordinateMedian, EmpiricalMean, MeanEstimator};
 use sosdp_eval::{
     covariance_sample, frobenius_error, l2_error, mahalanobis_error, tv_bound, tv_monte_carlo,
 };
+use sosdp_learn::io::{Header, parse_matrix};
 use sosdp_learn::{Learner, Privacy, PrivateGaussian, PrivateMean};
 
 /// The embedded dataset: 2000 rows, 5 columns, with a header row.

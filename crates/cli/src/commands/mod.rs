@@ -6,10 +6,10 @@ pub mod mechanism;
 pub mod score;
 
 use crate::CliError;
-use crate::input::{Header, read_matrix};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
+use sosdp_learn::io::{Header, read_matrix};
 use sosdp_learn::{Estimate, Fit, Learner, Privacy};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
