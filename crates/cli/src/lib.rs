@@ -11,9 +11,9 @@
 //! line).
 //! A learner or `mechanism` given `--seed` says on stderr that its release is not private.
 pub mod bench;
-pub mod commands;
+mod commands;
 pub mod error;
-pub mod problem;
+mod problem;
 
 pub use error::CliError;
 

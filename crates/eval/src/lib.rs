@@ -14,7 +14,7 @@ pub mod synthetic;
 
 pub use adversary::Adversary;
 pub use adversary::CovarianceAdversary;
-pub use baseline::{ClippedLaplaceMean, CoordinateMedian, EmpiricalMean, MeanEstimator, Privacy};
+pub use baseline::{ClippedLaplaceMean, CoordinateMedian, EmpiricalMean, Guarantee, MeanEstimator};
 pub use baseline::{CovarianceEstimator, EmpiricalCovariance};
 pub use coinpress::CoinPressMean;
 pub use coinpress_covariance::CoinPressCovariance;

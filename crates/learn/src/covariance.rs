@@ -113,15 +113,18 @@ pub struct PrivateCovariance {
 /// The public plan of a covariance fit.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct CovariancePlan {
+    /// The number of pairs `m = floor(n / 2)`.
     pub pairs: usize,
     /// Each pair is projected onto `B(0, pair_radius)` before any score sees it:
     /// `sqrt(K) rho_m`, `rho_m = sqrt(d) + sqrt(2 log(4 m / beta))`, holds the clean pairs with
     /// probability `1 - beta / 4` under the prior `Sigma ⪯ K I` ([`crate::projection`]).
     pub pair_radius: f64,
+    /// The plan of the staged preconditioner (MATH.md 5.2).
     pub preconditioner: PreconditionerPlan,
     /// The refinement's first frame is the preconditioner's `U_J` divided by
     /// `frame_scale = 2 kappa_J / (kappa_J + 1)`.
     pub frame_scale: f64,
+    /// The Frobenius refinement stages (MATH.md 5.3), in order.
     pub refinement: Vec<RefinementPlan>,
     /// The worst-case bound on `|Sigma^-1/2 Sigma_hat Sigma^-1/2 - I|_F` that follows from the
     /// preconditioner's `kappa_J` through every refinement stage ([`WorstCase`]); `None` when
@@ -176,19 +179,24 @@ impl WorstCase {
     }
 }
 
+/// The public plan of one refinement stage `j`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct RefinementPlan {
+    /// The stage's share of eps.
     pub epsilon: f64,
-    /// Frobenius radius `r_j` and operator bound `s_j` of the stage's whitened covariance.
+    /// The Frobenius radius `r_j` of the stage's ball around the whitened identity.
     pub radius: f64,
+    /// The operator bound `s_j` on the stage's whitened covariance: `|T_j - I|_op <= s_j`.
     pub spectral: f64,
     /// A guaranteed smallest eigenvalue `l_j > 0` of the stage's whitened covariance (the
     /// preconditioner's `1 - s_0` for `j = 0`; `max(l_{j-1} / (1 + 1.5 s_{j-1}), 1 - s_j)` after).
     /// It keeps the band positive definite.
     pub lower_eigenvalue: f64,
+    /// `Gamma_j = gamma I`, `gamma = 2 (1 + s_j)^2 + r_j^2 + delta`.
     pub gamma: f64,
+    /// The score bound `k*_j` of the release (Lemma 2.1).
     pub score_bound: f64,
-    /// `r_{j+1}`.
+    /// The stage's accuracy `r_{j+1}`.
     pub accuracy: f64,
     /// The whitened pairs are projected onto `B(0, projection_radius)` before they are lifted:
     /// `sqrt(1 + s_j) rho_m`, which holds the clean pairs when the whitened covariance is at

@@ -67,7 +67,9 @@ pub type GaussianRelease = Release<GaussianEstimate, GaussianPlan>;
 /// with the whitened prior radius and the widening of `Gamma` the latter uses.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct GaussianPlan {
+    /// The covariance step's plan.
     pub covariance: CovariancePlan,
+    /// The mean step's schedule (on the whitened records).
     pub mean: Schedule,
     /// `R / sqrt(1 - s)`, `s` the covariance's planned operator error (capped at 0.99).
     pub whitened_radius: f64,

@@ -14,11 +14,15 @@ use sosdp_score::{BallDomain, CertifiedMean, FastCm};
 
 /// The public parameters of a CM stage.
 pub struct CmStage<'a> {
+    /// The centre `c` of the stage's ball and of the score.
     pub centre: &'a [f64],
+    /// The radius `r` of the ball `B(c, r)`.
     pub radius: f64,
     /// `Gamma = gamma I`.
     pub gamma: f64,
+    /// The stage's share of eps.
     pub epsilon: f64,
+    /// The sampling path.
     pub sampler: SamplerKind,
 }
 

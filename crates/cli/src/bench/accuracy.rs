@@ -188,7 +188,7 @@ pub fn run(args: &AccuracyArgs) -> Result<(), CliError> {
                 };
                 let row = Row {
                     method: method.name(),
-                    privacy: method.privacy().to_string(),
+                    privacy: method.guarantee().to_string(),
                     dim: args.dim,
                     n,
                     rep,

@@ -211,7 +211,7 @@ fn run_mean() -> Result<(), CliError> {
             "  {:<36} {:>14.4}   {}",
             b.name(),
             l2_error(&est, &DEMO_MEAN),
-            b.privacy()
+            b.guarantee()
         );
     }
     Ok(())
