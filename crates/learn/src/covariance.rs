@@ -31,9 +31,7 @@ use crate::learner::{Learner, Plan};
 use crate::preconditioner::{PreconditionerPlan, PreconditionerSettings};
 use crate::privacy::{Privacy, seeded_rng};
 use crate::projection::{clean_radius, project_onto_ball, project_rows};
-use crate::release::{
-    AccuracyBound, Diagnostics, Fit, Release, StageRelease, StepDiagnostics, guarantee,
-};
+use crate::release::{AccuracyBound, Diagnostics, Fit, Release, StageRelease, StepDiagnostics};
 use crate::schedule::Constants;
 use crate::stage::{CmStage, run_cm_stage};
 use crate::{LearnError, check_data};
@@ -545,15 +543,13 @@ impl Learner for PrivateCovariance {
         diagnostics.elapsed_s = clock.elapsed().as_secs_f64();
         let covariance = DMatrix::from_fn(d, d, |i, k| 0.5 * (sigma[(i, k)] + sigma[(k, i)]));
         let accuracy = vec![self.accuracy_bound(&plan, data.nrows(), d)];
-        let release = Release {
-            estimate: covariance,
-            epsilon: self.privacy.epsilon,
-            delta: 0.0,
+        let release = Release::pure(
+            covariance,
+            self.privacy.epsilon,
             plan,
             stage_releases,
             accuracy,
-            guarantee: guarantee(self.privacy.epsilon),
-        };
+        );
         Ok(Fit {
             release,
             diagnostics,

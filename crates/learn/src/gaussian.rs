@@ -14,8 +14,7 @@ use crate::mean::PrivateMean;
 use crate::privacy::Privacy;
 use crate::projection::{clean_radius, project_rows};
 use crate::release::{
-    AccuracyBound, Estimate, Fit, Release, StageRelease, guarantee, serialize_rows,
-    serialize_vector,
+    AccuracyBound, Estimate, Fit, Release, StageRelease, serialize_rows, serialize_vector,
 };
 use crate::schedule::Schedule;
 use crate::{LearnError, check_data};
@@ -279,15 +278,13 @@ impl Learner for PrivateGaussian {
             mean: mu,
             covariance: cov.release.estimate,
         };
-        let release = Release {
+        let release = Release::pure(
             estimate,
-            epsilon: self.privacy.epsilon,
-            delta: 0.0,
+            self.privacy.epsilon,
             plan,
             stage_releases,
             accuracy,
-            guarantee: guarantee(self.privacy.epsilon),
-        };
+        );
         Ok(Fit {
             release,
             diagnostics,

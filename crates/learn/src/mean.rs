@@ -15,9 +15,7 @@ use crate::LearnError;
 use crate::learner::{Learner, Plan};
 use crate::privacy::{Privacy, seeded_rng};
 use crate::projection::project_rows;
-use crate::release::{
-    AccuracyBound, Diagnostics, Fit, Release, StageRelease, StepDiagnostics, guarantee,
-};
+use crate::release::{AccuracyBound, Diagnostics, Fit, Release, StageRelease, StepDiagnostics};
 use crate::schedule::{Constants, Schedule, schedule};
 use crate::stage::{CmStage, run_cm_stage};
 use nalgebra::{DMatrix, DVector};
@@ -201,15 +199,13 @@ impl Learner for PrivateMean {
         }
         diagnostics.elapsed_s = clock.elapsed().as_secs_f64();
         let accuracy = vec![self.accuracy_bound(&plan)];
-        let release = Release {
-            estimate: DVector::from_vec(centre),
-            epsilon: self.privacy.epsilon,
-            delta: 0.0,
+        let release = Release::pure(
+            DVector::from_vec(centre),
+            self.privacy.epsilon,
             plan,
             stage_releases,
             accuracy,
-            guarantee: guarantee(self.privacy.epsilon),
-        };
+        );
         Ok(Fit {
             release,
             diagnostics,

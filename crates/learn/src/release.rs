@@ -104,6 +104,27 @@ pub struct Release<E, P> {
     pub guarantee: String,
 }
 
+impl<E, P> Release<E, P> {
+    /// The release of a pure `epsilon`-DP fit: `delta = 0` and the [`guarantee`] line.
+    pub(crate) fn pure(
+        estimate: E,
+        epsilon: f64,
+        plan: P,
+        stage_releases: Vec<StageRelease>,
+        accuracy: Vec<AccuracyBound>,
+    ) -> Self {
+        Release {
+            estimate,
+            epsilon,
+            delta: 0.0,
+            plan,
+            stage_releases,
+            accuracy,
+            guarantee: guarantee(epsilon),
+        }
+    }
+}
+
 /// Data-dependent diagnostics of one step: its sampler's record (levels visited, oracle
 /// calls, anchor score, timings). Not private.
 #[derive(Clone, Debug)]
