@@ -9,7 +9,7 @@
 //! 1. Draws n records of N(mu, Sigma) in R^d with `sosdp::eval::covariance_sample` (|mu| = 5,
 //!    Sigma a random rotation of eigenvalues spread over [1, COND]; a CORRUPTION fraction
 //!    replaced by the covariance adversary: points along the least-variance direction).
-//! 2. Fits `PrivateGaussian::new(eps).radius(10).kappa(100).corruption(eta).seed(s)` and prints
+//! 2. Fits `PrivateGaussian::new(Privacy::new(eps).corruption(eta).seed(s), 10, 100)` and prints
 //!    the errors against the truth (`sosdp::eval` metrics: Mahalanobis mean error, Frobenius
 //!    error of the whitened covariance, TV bound by Pinsker).
 //! 3. Draws synthetic records from N(mu_hat, Sigma_hat) (Cholesky factor times standard normals)

@@ -1,5 +1,5 @@
 //! The private, robust mean (MATH.md 5.1) of a CSV file through the library API:
-//! `PrivateMean::new(eps).radius(R).corruption(eta).seed(s).fit(&data)`, then the estimate, the
+//! `PrivateMean::new(Privacy::new(eps).corruption(eta).seed(s), R).fit(&data)`, then the estimate, the
 //! public per-stage plan (eps, radius, Gamma = G I, score and accuracy bounds), the stage
 //! centres and releases, and the elapsed time.
 //!
@@ -18,7 +18,7 @@
 //! About 6 s in release.
 //!
 //! The example fixes a seed (default 1) so that runs are reproducible; a release you publish
-//! should use fresh OS randomness: leave out `.seed(..)`.
+//! should use fresh OS randomness: leave out `Privacy::seed`.
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use sosdp::eval::synthetic::CorruptedSample;
