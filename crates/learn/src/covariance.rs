@@ -125,9 +125,10 @@ pub struct CovariancePlan {
     /// The Frobenius refinement stages (MATH.md 5.3), in order.
     pub refinement: Vec<RefinementPlan>,
     /// The worst-case bound on `|Sigma^-1/2 Sigma_hat Sigma^-1/2 - I|_F` that follows from the
-    /// preconditioner's `kappa_J` through every refinement stage ([`WorstCase`]); `None` when
-    /// some stage's ball or band may miss the whitened truth. The stages' radii (the
-    /// calibrated recursion) are what the mechanism uses either way.
+    /// preconditioner's `kappa_J` through every refinement stage in the worst case (each stage's
+    /// accuracy carried into the next stage's frame); `None` when some stage's ball or band may
+    /// miss the whitened truth. The stages' radii (the calibrated recursion) are what the mechanism
+    /// uses either way.
     pub guaranteed_error: Option<f64>,
 }
 
