@@ -2,7 +2,7 @@
 //! instance, at a theta near the minimiser.
 //!
 //! `cm_fast_cold` / `cm_fast_warm` use the instance of `sosdp bench score`
-//! ([`sosdp::cli::bench::ScoreInstance`]): cold evaluations (state reset before each one) at a
+//! ([`sosdp_cli::bench::ScoreInstance`]): cold evaluations (state reset before each one) at a
 //! random theta near the anchor, and warm evaluations along a short random walk.
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use nalgebra::DMatrix;

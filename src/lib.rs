@@ -38,9 +38,11 @@
 //!
 //! The score solves use small dense blocks: run OpenBLAS single-threaded
 //! (`OPENBLAS_NUM_THREADS=1`, or [`set_blas_threads`]`(1)` at the start of `main`, as the
-//! `sosdp` binary does). The command-line tool is the default feature `cli`; with
-//! `default-features = false` neither it nor its dependencies (clap, indicatif, plotters) are
-//! built.
+//! `sosdp` binary does).
+//!
+//! Features: `cli` (default), the command-line tool; `plot` (with `cli`), the figures of
+//! `eval::plot`. With `default-features = false` neither is built, nor are their dependencies
+//! (clap, indicatif, plotters).
 pub use nalgebra;
 pub use rand;
 pub use sosdp_eval as eval;
