@@ -2,14 +2,14 @@
 //! instance, at a theta near the minimiser.
 //!
 //! `cm_fast_cold` / `cm_fast_warm` use the instance of `sosdp bench score`
-//! ([`sosdp::cli::bench::ScoreInstance`]): cold evaluations (state reset before each one) at a
+//! ([`sosdp_cli::bench::ScoreInstance`]): cold evaluations (state reset before each one) at a
 //! random theta near the anchor, and warm evaluations along a short random walk.
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use nalgebra::DMatrix;
 use rand::SeedableRng;
-use sosdp::cli::bench::{ScoreInstance, theta_seed, walk_seed};
 use sosdp::eval::{Adversary, CorruptedSample};
 use sosdp::score::{CertifiedMean, ClarabelCm, ClarabelSp, FastCm, ScoreOracle, Spectral};
+use sosdp_cli::bench::{ScoreInstance, theta_seed, walk_seed};
 use std::hint::black_box;
 
 fn instance(n: usize, d: usize, seed: u64) -> DMatrix<f64> {

@@ -8,12 +8,12 @@
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
-use sosdp::cli::bench::ScoreInstance;
 use sosdp::learn::stage::{CmStage, run_cm_stage};
 use sosdp::sampler::hit_and_run::step;
 use sosdp::sampler::level_body::LevelBody;
 use sosdp::sampler::{Directions, Ellipsoid, LineMove, SamplerKind};
 use sosdp::score::FastCm;
+use sosdp_cli::bench::ScoreInstance;
 use std::hint::black_box;
 
 fn bench_step(c: &mut Criterion) {

@@ -9,7 +9,7 @@
 //! 1. Draws n records of N(mu, Sigma) in R^d with `sosdp::eval::covariance_sample` (|mu| = 5,
 //!    Sigma a random rotation of eigenvalues spread over [1, COND]; a CORRUPTION fraction
 //!    replaced by the covariance adversary: points along the least-variance direction).
-//! 2. Fits `PrivateGaussian::new(eps).radius(10).kappa(100).corruption(eta).seed(s)` and prints
+//! 2. Fits `PrivateGaussian::new(Privacy::new(eps).corruption(eta).seed(s), 10, 100)` and prints
 //!    the errors against the truth (`sosdp::eval` metrics: Mahalanobis mean error, Frobenius
 //!    error of the whitened covariance, TV bound by Pinsker).
 //! 3. Draws synthetic records from N(mu_hat, Sigma_hat) (Cholesky factor times standard normals)
@@ -19,12 +19,12 @@
 //! are eps-DP as well, whatever their number. Defaults: d = 3, n = 12000, eps = 2, COND = 20,
 //! clean, seed 0: about 30 s in release (d = 2, n = 8000: about 9 s). With a fixed seed the run is reproducible; a published release should use fresh
 //! randomness (leave out `.seed(..)`).
-use nalgebra::{DMatrix, DVector};
+use nalgebra::DMatrix;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand_distr::{Distribution, StandardNormal};
 use sosdp::eval::{covariance_sample, frobenius_error, mahalanobis_error, tv_bound};
-use sosdp::learn::PrivateGaussian;
+use sosdp::{Learner, Privacy, PrivateGaussian};
 
 fn fmt(v: &[f64]) -> String {
     let parts: Vec<String> = v.iter().map(|x| format!("{x:8.4}")).collect();
@@ -68,11 +68,7 @@ fn main() {
     );
 
     // 2. The private fit.
-    let learner = PrivateGaussian::new(eps)
-        .radius(radius)
-        .kappa(kappa)
-        .corruption(eta)
-        .seed(seed);
+    let learner = PrivateGaussian::new(Privacy::new(eps).corruption(eta).seed(seed), radius, kappa);
     let fit = match learner.fit(&s.data) {
         Ok(fit) => fit,
         Err(e) => {
@@ -81,26 +77,28 @@ fn main() {
         }
     };
     let release = &fit.release;
-    let mu_hat = release.estimate.mean.clone();
-    let sigma_hat = DMatrix::from_fn(d, d, |i, k| release.estimate.covariance[i][k]);
+    let (mu_hat, sigma_hat) = (
+        release.estimate.mean.as_slice(),
+        &release.estimate.covariance,
+    );
     let cov_plan = &release.plan.covariance;
     println!();
     println!("  {:<28}{}", "true mean", fmt(&s.mean));
-    println!("  {:<28}{}", "private mean", fmt(&mu_hat));
+    println!("  {:<28}{}", "private mean", fmt(mu_hat));
     print_matrix("true covariance", &s.covariance);
-    print_matrix("private covariance", &sigma_hat);
+    print_matrix("private covariance", sigma_hat);
     println!();
     println!(
         "errors  : |Sigma^-1/2 (mu_hat - mu)|            = {:.4}",
-        mahalanobis_error(&mu_hat, &s.mean, &s.covariance)
+        mahalanobis_error(mu_hat, &s.mean, &s.covariance)
     );
     println!(
         "          |Sigma^-1/2 Sigma_hat Sigma^-1/2 - I|_F = {:.4}",
-        frobenius_error(&sigma_hat, &s.covariance)
+        frobenius_error(sigma_hat, &s.covariance)
     );
     println!(
         "          TV(N(mu, Sigma), N(mu_hat, Sigma_hat)) <= {:.4} (Pinsker)",
-        tv_bound(&s.mean, &s.covariance, &mu_hat, &sigma_hat)
+        tv_bound(&s.mean, &s.covariance, mu_hat, sigma_hat)
     );
     println!(
         "eps     : {} = {:.3} preconditioner + {:.3} refinement + {:.3} mean; preconditioner: Sigma ⪯ U ⪯ {:.2} Sigma",
@@ -144,7 +142,7 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let mu = DVector::from_column_slice(&mu_hat);
+    let mu = &release.estimate.mean;
     let mut draw_rng = StdRng::seed_from_u64(seed.wrapping_add(1000));
     let draws = 10000;
     let g: DMatrix<f64> = DMatrix::from_fn(draws, d, |_, _| StandardNormal.sample(&mut draw_rng));
@@ -164,7 +162,7 @@ fn main() {
     print_matrix("empirical covariance", &cov);
     println!(
         "  against N(mu_hat, Sigma_hat): |Sigma_hat^-1/2 (mean - mu_hat)| = {:.4}, |Sigma_hat^-1/2 cov Sigma_hat^-1/2 - I|_F = {:.4} (sampling error of {draws} draws)",
-        mahalanobis_error(&mean, &mu_hat, &sigma_hat),
-        frobenius_error(&cov, &sigma_hat)
+        mahalanobis_error(&mean, mu_hat, sigma_hat),
+        frobenius_error(&cov, sigma_hat)
     );
 }

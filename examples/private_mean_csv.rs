@@ -1,5 +1,5 @@
 //! The private, robust mean (MATH.md 5.1) of a CSV file through the library API:
-//! `PrivateMean::new(eps).radius(R).corruption(eta).seed(s).fit(&data)`, then the estimate, the
+//! `PrivateMean::new(Privacy::new(eps).corruption(eta).seed(s), R).fit(&data)`, then the estimate, the
 //! public per-stage plan (eps, radius, Gamma = G I, score and accuracy bounds), the stage
 //! centres and releases, and the elapsed time.
 //!
@@ -9,7 +9,7 @@
 //! cargo run --release --example private_mean_csv -- --write-sample X.csv # only write the synthetic CSV
 //! ```
 //!
-//! The CSV is read with the CLI's reader (`sosdp::cli::input::read_matrix`: comma-separated
+//! The CSV is read with the library's reader (`sosdp::io::read_matrix`: comma-separated
 //! numbers, one record per line; with `--header` the first line is a header and is skipped; the
 //! synthetic sample has one). Without a path the example writes a
 //! synthetic corrupted dataset to a temporary file and uses it: n = 4000 records of
@@ -18,12 +18,12 @@
 //! About 6 s in release.
 //!
 //! The example fixes a seed (default 1) so that runs are reproducible; a release you publish
-//! should use fresh OS randomness: leave out `.seed(..)`.
+//! should use fresh OS randomness: leave out `Privacy::seed`.
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use sosdp::eval::synthetic::CorruptedSample;
 use sosdp::eval::{Adversary, l2_error};
-use sosdp::learn::PrivateMean;
+use sosdp::{Learner, Privacy, PrivateMean};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -136,11 +136,8 @@ fn run() -> Result<(), String> {
         .corruption
         .unwrap_or(if synthetic { SAMPLE_CORRUPTION } else { 0.0 });
 
-    let data = sosdp::cli::input::read_matrix(
-        &path,
-        sosdp::cli::input::Header::data(synthetic || args.header),
-    )
-    .map_err(|e| e.to_string())?;
+    let data = sosdp::io::read_matrix(&path, sosdp::io::Header::data(synthetic || args.header))
+        .map_err(|e| e.to_string())?;
     if synthetic {
         let _ = std::fs::remove_file(&path);
     }
@@ -151,10 +148,10 @@ fn run() -> Result<(), String> {
         args.epsilon, args.radius, args.seed
     );
 
-    let learner = PrivateMean::new(args.epsilon)
-        .radius(args.radius)
+    let privacy = Privacy::new(args.epsilon)
         .corruption(corruption)
         .seed(args.seed);
+    let learner = PrivateMean::new(privacy, args.radius);
     // The plan is public: it depends on (n, d, eps, R, corruption, beta) only, not on the data.
     let plan = learner.plan(n, d).map_err(|e| e.to_string())?;
     println!(
@@ -175,11 +172,11 @@ fn run() -> Result<(), String> {
 
     println!();
     let release = &fit.release;
-    println!("estimate: {:?}", rounded(&release.estimate));
+    println!("estimate: {:?}", rounded(release.estimate.as_slice()));
     if synthetic {
         println!(
             "error   : |mu_hat - mu| = {:.4} (mu = {SAMPLE_MEAN:?})",
-            l2_error(&release.estimate, &SAMPLE_MEAN)
+            l2_error(release.estimate.as_slice(), &SAMPLE_MEAN)
         );
     }
     println!();

@@ -1,3 +1,6 @@
+//! The `sosdp` command-line tool (feature `cli`).
 fn main() -> std::process::ExitCode {
+    // The SDPs have small dense blocks: OpenBLAS threads only add overhead and compete with rayon.
+    sosdp::set_blas_threads(1);
     sosdp_cli::main()
 }

@@ -8,7 +8,7 @@ use sosdp::eval::{
     covariance_sample, frobenius_error, mahalanobis_error, spectral_error, tv_bound,
 };
 use sosdp::learn::covariance::spd_power;
-use sosdp::learn::{LearnError, PrivateCovariance, PrivateGaussian};
+use sosdp::{LearnError, Learner, Privacy, PrivateCovariance, PrivateGaussian};
 
 /// d = 2, n = 8000, eps = 2, K = 100, condition number 20 (eigenvalues 1 and 20 in a random
 /// basis), clean (seed 0) and with 1% of the records in the covariance adversary (d) of MATH.md 6
@@ -24,11 +24,7 @@ fn gaussian_learner_on_ill_conditioned_gaussians() {
     for (seed, eta) in [(0u64, 0.0), (1, 0.01)] {
         let mut rng = StdRng::seed_from_u64(seed);
         let s = covariance_sample(&mut rng, n, d, 5.0, 20.0, eta);
-        let fit = PrivateGaussian::new(2.0)
-            .radius(10.0)
-            .kappa(100.0)
-            .corruption(eta)
-            .seed(seed)
+        let fit = PrivateGaussian::new(Privacy::new(2.0).corruption(eta).seed(seed), 10.0, 100.0)
             .fit(&s.data)
             .unwrap();
         let (release, est) = (&fit.release, &fit.release.estimate);
@@ -45,18 +41,18 @@ fn gaussian_learner_on_ill_conditioned_gaussians() {
         let frame = pre.frame_from_releases(&stage_releases);
         let w = spd_power(&frame, -0.5);
         let relative = (&w * &s.covariance * &w).symmetric_eigenvalues();
-        let sigma_hat = DMatrix::from_fn(d, d, |i, k| est.covariance[i][k]);
+        let (mu_hat, sigma_hat) = (est.mean.as_slice(), &est.covariance);
         let (frob, mean, tv) = (
-            frobenius_error(&sigma_hat, &s.covariance),
-            mahalanobis_error(&est.mean, &s.mean, &s.covariance),
-            tv_bound(&s.mean, &s.covariance, &est.mean, &sigma_hat),
+            frobenius_error(sigma_hat, &s.covariance),
+            mahalanobis_error(mu_hat, &s.mean, &s.covariance),
+            tv_bound(&s.mean, &s.covariance, mu_hat, sigma_hat),
         );
         println!(
             "seed {seed}, eta {eta}: U_J / Sigma in [{:.3}, {:.3}] (kappa_J {:.3}), Frobenius {frob:.3} (spectral {:.3}), mean {mean:.3}, TV <= {tv:.3}, {:.1} s",
             1.0 / relative.max(),
             1.0 / relative.min(),
             pre.kappa,
-            spectral_error(&sigma_hat, &s.covariance),
+            spectral_error(sigma_hat, &s.covariance),
             fit.diagnostics.elapsed_s
         );
         assert!(
@@ -99,33 +95,33 @@ fn gaussian_learner_on_ill_conditioned_gaussians() {
 fn bad_settings_and_data_are_rejected_before_any_computation() {
     let ok = DMatrix::from_fn(400, 2, |i, k| ((i * 7 + k * 3) % 11) as f64 / 11.0);
     assert!(matches!(
-        PrivateCovariance::new(0.0).fit(&ok),
+        PrivateCovariance::new(Privacy::new(0.0), 100.0).fit(&ok),
         Err(LearnError::Epsilon(_))
     ));
     assert!(matches!(
-        PrivateCovariance::new(1.0).kappa(0.5).fit(&ok),
+        PrivateCovariance::new(Privacy::new(1.0), 0.5).fit(&ok),
         Err(LearnError::InvalidSetting(_))
     ));
     assert!(matches!(
-        PrivateCovariance::new(1.0).corruption(0.5).fit(&ok),
+        PrivateCovariance::new(Privacy::new(1.0).corruption(0.5), 100.0).fit(&ok),
         Err(LearnError::Corruption(_))
     ));
     assert!(matches!(
-        PrivateGaussian::new(1.0).radius(0.0).fit(&ok),
+        PrivateGaussian::new(Privacy::new(1.0), 0.0, 100.0).fit(&ok),
         Err(LearnError::Radius(_))
     ));
     assert!(matches!(
-        PrivateGaussian::new(1.0).fit(&DMatrix::zeros(0, 2)),
+        PrivateGaussian::new(Privacy::new(1.0), 10.0, 100.0).fit(&DMatrix::zeros(0, 2)),
         Err(LearnError::EmptyData)
     ));
     let mut nan = ok.clone();
     nan[(3, 1)] = f64::NAN;
     assert!(matches!(
-        PrivateGaussian::new(1.0).fit(&nan),
+        PrivateGaussian::new(Privacy::new(1.0), 10.0, 100.0).fit(&nan),
         Err(LearnError::NonFinite { row: 3, column: 1 })
     ));
     assert!(matches!(
-        PrivateCovariance::new(1.0).fit(&DMatrix::zeros(5, 3)),
+        PrivateCovariance::new(Privacy::new(1.0), 100.0).fit(&DMatrix::zeros(5, 3)),
         Err(LearnError::TooFewSamples(_))
     ));
 }

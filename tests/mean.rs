@@ -5,7 +5,7 @@ use nalgebra::DMatrix;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use sosdp::eval::{Adversary, ClippedLaplaceMean, CorruptedSample, MeanEstimator};
-use sosdp::learn::{LearnError, PrivateMean};
+use sosdp::{LearnError, Learner, Privacy, PrivateMean};
 
 fn sample(seed: u64, n: usize, d: usize, eta: f64, distance: f64) -> CorruptedSample {
     let mut rng = StdRng::seed_from_u64(seed);
@@ -38,9 +38,7 @@ fn plans_are_public_and_shrink() {
         (2000, 2, 0.05),
         (50000, 50, 0.05),
     ] {
-        let plan = PrivateMean::new(1.0)
-            .radius(10.0)
-            .corruption(eta)
+        let plan = PrivateMean::new(Privacy::new(1.0).corruption(eta), 10.0)
             .plan(n, d)
             .unwrap();
         println!(
@@ -54,7 +52,7 @@ fn plans_are_public_and_shrink() {
         assert!(plan.accuracy() < 10.0);
     }
     assert!(matches!(
-        PrivateMean::new(1.0).plan(20, 10),
+        PrivateMean::new(Privacy::new(1.0), 10.0).plan(20, 10),
         Err(LearnError::TooFewSamples(_))
     ));
 }
@@ -67,14 +65,11 @@ fn accurate_on_corrupted_gaussians_in_low_dimension() {
     let d = 2;
     for seed in 0..3 {
         let s = sample(seed, 2000, d, 0.05, 30.0);
-        let fit = PrivateMean::new(1.0)
-            .radius(10.0)
-            .corruption(0.05)
-            .seed(seed)
+        let fit = PrivateMean::new(Privacy::new(1.0).corruption(0.05).seed(seed), 10.0)
             .fit(&s.data)
             .unwrap();
         let (e, plain) = (
-            error(&fit.release.estimate, &s.mean),
+            error(fit.release.estimate.as_slice(), &s.mean),
             error(&plain_mean(&s.data), &s.mean),
         );
         let laplace = error(
@@ -101,28 +96,28 @@ fn accurate_on_corrupted_gaussians_in_low_dimension() {
 fn bad_input_is_rejected_before_any_computation() {
     let x = DMatrix::from_row_slice(3, 1, &[1.0, f64::NAN, 2.0]);
     assert!(matches!(
-        PrivateMean::new(1.0).fit(&x),
+        PrivateMean::new(Privacy::new(1.0), 10.0).fit(&x),
         Err(LearnError::NonFinite { row: 1, column: 0 })
     ));
     let ok = DMatrix::from_element(100, 1, 0.5);
     assert!(matches!(
-        PrivateMean::new(0.0).fit(&ok),
+        PrivateMean::new(Privacy::new(0.0), 10.0).fit(&ok),
         Err(LearnError::Epsilon(_))
     ));
     assert!(matches!(
-        PrivateMean::new(1.0).radius(-1.0).fit(&ok),
+        PrivateMean::new(Privacy::new(1.0), -1.0).fit(&ok),
         Err(LearnError::Radius(_))
     ));
     assert!(matches!(
-        PrivateMean::new(1.0).corruption(0.5).fit(&ok),
+        PrivateMean::new(Privacy::new(1.0).corruption(0.5), 10.0).fit(&ok),
         Err(LearnError::Corruption(_))
     ));
     assert!(matches!(
-        PrivateMean::new(1.0).beta(1.0).fit(&ok),
+        PrivateMean::new(Privacy::new(1.0).beta(1.0), 10.0).fit(&ok),
         Err(LearnError::Beta(_))
     ));
     assert!(matches!(
-        PrivateMean::new(1.0).fit(&DMatrix::zeros(0, 2)),
+        PrivateMean::new(Privacy::new(1.0), 10.0).fit(&DMatrix::zeros(0, 2)),
         Err(LearnError::EmptyData)
     ));
 }

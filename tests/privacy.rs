@@ -11,7 +11,7 @@ use rand::SeedableRng;
 use rand::rngs::StdRng;
 use sosdp::eval::{Adversary, CorruptedSample};
 use sosdp::learn::projection::project_rows;
-use sosdp::learn::{Constants, PrivateMean};
+use sosdp::learn::{Constants, Learner, Privacy, PrivateMean};
 use sosdp::score::{CertifiedMean, FastCm, ScoreOracle};
 use std::time::Instant;
 
@@ -60,9 +60,10 @@ fn learner_draws(learner: &PrivateMean, data: &DMatrix<f64>, count: usize, seed:
                 scope.spawn(move || {
                     (a..b)
                         .map(|k| {
+                            let privacy = learner.privacy().seed(seed + k as u64);
                             learner
                                 .clone()
-                                .seed(seed + k as u64)
+                                .with_privacy(privacy)
                                 .fit(data)
                                 .unwrap()
                                 .release
@@ -81,7 +82,7 @@ fn learner_draws(learner: &PrivateMean, data: &DMatrix<f64>, count: usize, seed:
 /// Setting: n = 40 records of N(0.3, 1), 10% of them a tight cluster (spread 0.1) at distance
 /// 3 to the right of the mean, seed 5; the neighbour moves the largest record (an outlier) to
 /// -1e6, which the learner projects onto `-projection_radius` (about -6). Learner:
-/// `PrivateMean::new(2).radius(1)` with `max_stages = 1` (asserted: one stage, eps = 2, the
+/// `PrivateMean::new(Privacy::new(2), 1)` with `max_stages = 1` (asserted: one stage, eps = 2, the
 /// domain ball `[-1, 1]` inside the CM ellipsoid). Exact laws: 4000 cells of `[-1, 1]`, 1000
 /// level offsets (checked converged against 2000 cells / 250 offsets: every bin mass within
 /// 1e-4 and every binned log-ratio within 0.01), 20 bins of width 0.1. Hardening moves a
@@ -97,7 +98,7 @@ fn learner_draws(learner: &PrivateMean, data: &DMatrix<f64>, count: usize, seed:
 ///   above about 0.058 with probability about 0.9).
 /// - Empirical: on every bin with >= 50 fits on both sides, |log(c / c')| <= eps + 3 SE,
 ///   SE = sqrt(1/c + 1/c'); non-vacuity: the largest observed one is >= eps/4.
-/// - Power shown: the same learner asked for 2 eps (`PrivateMean::new(4)`, same plan otherwise:
+/// - Power shown: the same learner asked for 2 eps (`PrivateMean::new(Privacy::new(4), 10.0)`, same plan otherwise:
 ///   exactly what a learner that forgot the mechanism's halving would release at eps), N = 1000
 ///   fits per dataset, must be rejected by the chi-square test against the correct exact law
 ///   at p < 1e-6, with its exact non-centrality's power at that level asserted >= 0.999, while
@@ -118,9 +119,7 @@ fn single_stage_private_mean_matches_its_exact_law_and_is_epsilon_private() {
         max_stages: 1,
         ..Constants::default()
     };
-    let learner = PrivateMean::new(epsilon)
-        .radius(prior)
-        .constants(single.clone());
+    let learner = PrivateMean::new(Privacy::new(epsilon), prior).constants(single.clone());
     let plan = learner.plan(n, 1).unwrap();
     assert_eq!(
         plan.stages.len(),
@@ -133,9 +132,7 @@ fn single_stage_private_mean_matches_its_exact_law_and_is_epsilon_private() {
     // The domain is the ball: the CM ellipsoid {theta^2 <= gamma} contains [-radius, radius].
     assert!(gamma.sqrt() > radius);
     // The learner without the halving: the same plan at twice the eps.
-    let broken_learner = PrivateMean::new(2.0 * epsilon)
-        .radius(prior)
-        .constants(single);
+    let broken_learner = PrivateMean::new(Privacy::new(2.0 * epsilon), prior).constants(single);
     let broken_plan = broken_learner.plan(n, 1).unwrap();
     assert_eq!(broken_plan.stages.len(), 1);
     let b = &broken_plan.stages[0];

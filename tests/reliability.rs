@@ -7,7 +7,7 @@ use nalgebra::DMatrix;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand_distr::{Distribution, StandardNormal};
-use sosdp::learn::{PrivateCovariance, PrivateGaussian, PrivateMean};
+use sosdp::{Learner, Privacy, PrivateCovariance, PrivateGaussian, PrivateMean};
 
 fn gaussian(n: usize, d: usize, mean: f64, seed: u64) -> DMatrix<f64> {
     let mut rng = StdRng::seed_from_u64(seed);
@@ -43,17 +43,15 @@ fn hostile(clean: &DMatrix<f64>) -> Vec<(&'static str, DMatrix<f64>)> {
     out
 }
 
-fn finite(v: &[f64]) -> bool {
-    v.iter().all(|x| x.is_finite())
+fn finite<'a>(v: impl IntoIterator<Item = &'a f64>) -> bool {
+    v.into_iter().all(|x| x.is_finite())
 }
 
 #[test]
 fn the_mean_releases_on_every_finite_input() {
     let clean = gaussian(600, 3, 1.0, 1);
     for (name, data) in hostile(&clean) {
-        let fit = PrivateMean::new(1.0)
-            .radius(10.0)
-            .seed(7)
+        let fit = PrivateMean::new(Privacy::new(1.0).seed(7), 10.0)
             .fit(&data)
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         assert!(
@@ -69,13 +67,11 @@ fn the_covariance_releases_on_every_finite_input() {
     // 6000 records: the covariance plan refuses 2000 at d = 2, eps = 1 (it needs about 4125).
     let clean = gaussian(6000, 2, 0.0, 2);
     for (name, data) in hostile(&clean) {
-        let fit = PrivateCovariance::new(1.0)
-            .kappa(20.0)
-            .seed(7)
+        let fit = PrivateCovariance::new(Privacy::new(1.0).seed(7), 20.0)
             .fit(&data)
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         assert!(
-            fit.release.estimate.iter().all(|row| finite(row)),
+            finite(&fit.release.estimate),
             "{name}: {:?}",
             fit.release.estimate
         );
@@ -86,15 +82,12 @@ fn the_covariance_releases_on_every_finite_input() {
 fn the_gaussian_learner_releases_on_every_finite_input() {
     let clean = gaussian(6000, 2, 1.0, 3);
     for (name, data) in hostile(&clean) {
-        let fit = PrivateGaussian::new(1.0)
-            .radius(10.0)
-            .kappa(20.0)
-            .seed(7)
+        let fit = PrivateGaussian::new(Privacy::new(1.0).seed(7), 10.0, 20.0)
             .fit(&data)
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         let est = &fit.release.estimate;
         assert!(
-            finite(&est.mean) && est.covariance.iter().all(|row| finite(row)),
+            finite(&est.mean) && finite(&est.covariance),
             "{name}: {est:?}"
         );
     }
@@ -115,9 +108,7 @@ fn one_far_record_barely_moves_the_mean() {
     let median_error = |data: &DMatrix<f64>| {
         let mut errors: Vec<f64> = (0..5)
             .map(|seed| {
-                let fit = PrivateMean::new(1.0)
-                    .radius(10.0)
-                    .seed(seed)
+                let fit = PrivateMean::new(Privacy::new(1.0).seed(seed), 10.0)
                     .fit(data)
                     .expect("a release");
                 fit.release
@@ -143,20 +134,17 @@ fn one_far_record_barely_moves_the_mean() {
 /// with an error naming the parameter; the largest accepted ones release on hostile data.
 #[test]
 fn extreme_public_parameters_are_rejected_before_the_data() {
-    let radius = PrivateMean::new(1.0)
-        .radius(1e6)
+    let radius = PrivateMean::new(Privacy::new(1.0), 1e6)
         .validate()
         .unwrap_err()
         .to_string();
     assert!(radius.contains("prior radius R = 1000000"), "{radius}");
-    let kappa = PrivateCovariance::new(1.0)
-        .kappa(1e8)
+    let kappa = PrivateCovariance::new(Privacy::new(1.0), 1e8)
         .validate()
         .unwrap_err()
         .to_string();
     assert!(kappa.contains("kappa K = 100000000"), "{kappa}");
-    let joint = PrivateGaussian::new(1.0)
-        .radius(1e6)
+    let joint = PrivateGaussian::new(Privacy::new(1.0), 1e6, 100.0)
         .validate()
         .unwrap_err()
         .to_string();
@@ -164,9 +152,7 @@ fn extreme_public_parameters_are_rejected_before_the_data() {
     // The largest accepted radius still gives a release on a hostile input.
     let mut data = gaussian(600, 3, 1.0, 4);
     data[(0, 0)] = -1e300;
-    let fit = PrivateMean::new(1.0)
-        .radius(3000.0)
-        .seed(1)
+    let fit = PrivateMean::new(Privacy::new(1.0).seed(1), 3000.0)
         .fit(&data)
         .expect("a release at R = 3000");
     assert!(finite(&fit.release.estimate));

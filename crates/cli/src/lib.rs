@@ -7,13 +7,13 @@
 //! - `sosdp bench score`: time the fast CM backend against the clarabel reference, as JSON.
 //!
 //! Every invalid input ends the program with exit code 2 and one line on stderr. CSV inputs
-//! follow the format of [`input`] (no line is ever skipped; `--header` declares a header line).
+//! follow the format of [`sosdp_learn::io`] (no line is ever skipped; `--header` declares a header
+//! line).
 //! A learner or `mechanism` given `--seed` says on stderr that its release is not private.
 pub mod bench;
-pub mod commands;
+mod commands;
 pub mod error;
-pub mod input;
-pub mod problem;
+mod problem;
 
 pub use error::CliError;
 

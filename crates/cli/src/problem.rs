@@ -1,9 +1,9 @@
 //! Arguments that define a CM score problem (MATH.md 2.1), shared by `sosdp score mean` and
 //! `sosdp mechanism mean`: the data, the reference centre and `Gamma = G I`.
 use crate::CliError;
-use crate::input::{Header, read_matrix, read_vector};
 use clap::Args;
 use nalgebra::DMatrix;
+use sosdp_learn::io::{Header, read_matrix, read_vector};
 use sosdp_score::CertifiedMean;
 use std::path::PathBuf;
 

@@ -6,7 +6,7 @@
 //! plan's refusal with the number of records it needs. No data is touched.
 //!
 //! `cargo run --release -p sosdp-eval --example frontier`
-use sosdp_learn::PrivateGaussian;
+use sosdp_learn::{Learner, Privacy, PrivateGaussian};
 
 fn main() {
     println!(
@@ -16,11 +16,7 @@ fn main() {
     for d in [2usize, 3, 5, 10, 20] {
         for n in [6_000usize, 20_000, 50_000, 100_000, 200_000, 1_000_000] {
             let learner = |eta: f64| {
-                PrivateGaussian::new(2.0)
-                    .radius(10.0)
-                    .kappa(100.0)
-                    .corruption(eta)
-                    .plan(n, d)
+                PrivateGaussian::new(Privacy::new(2.0).corruption(eta), 10.0, 100.0).plan(n, d)
             };
             match learner(0.0) {
                 Ok(plan) => {

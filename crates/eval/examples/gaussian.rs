@@ -4,13 +4,12 @@
 //! direction with variance inflated 10x). Prints one JSON line per seed.
 //!
 //! `cargo run --release -p sosdp-eval --example gaussian -- D N EPS COND CORRUPTION FIRST_SEED SEEDS`
-use nalgebra::DMatrix;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use serde_json::json;
 use sosdp_eval::synthetic::covariance_sample;
 use sosdp_eval::{frobenius_error, mahalanobis_error, spectral_error, tv_bound, tv_monte_carlo};
-use sosdp_learn::PrivateGaussian;
+use sosdp_learn::{Learner, Privacy, PrivateGaussian};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -29,15 +28,11 @@ fn main() {
     for seed in first..first + seeds {
         let mut rng = StdRng::seed_from_u64(seed);
         let s = covariance_sample(&mut rng, n, d, 5.0, cond, eta);
-        let fit = PrivateGaussian::new(eps)
-            .radius(10.0)
-            .kappa(100.0)
-            .corruption(eta)
-            .seed(seed)
+        let fit = PrivateGaussian::new(Privacy::new(eps).corruption(eta).seed(seed), 10.0, 100.0)
             .fit(&s.data)
             .expect("fit");
         let est = &fit.release.estimate;
-        let sigma_hat = DMatrix::from_fn(d, d, |i, k| est.covariance[i][k]);
+        let (mu_hat, sigma_hat) = (est.mean.as_slice(), &est.covariance);
         let pre = &fit.release.stage_releases[0].release;
         let s0 = sosdp_learn::covariance::matrix_of(pre);
         println!(
@@ -45,10 +40,10 @@ fn main() {
             json!({
                 "d": d, "n": n, "eps": eps, "cond": cond, "corruption": eta, "seed": seed,
                 "preconditioner_spectral_error": spectral_error(&s0, &s.covariance),
-                "frobenius_error": frobenius_error(&sigma_hat, &s.covariance),
-                "mahalanobis_mean_error": mahalanobis_error(&est.mean, &s.mean, &s.covariance),
-                "tv_bound": tv_bound(&s.mean, &s.covariance, &est.mean, &sigma_hat),
-                "tv_monte_carlo": tv_monte_carlo(&s.mean, &s.covariance, &est.mean, &sigma_hat, 100_000, seed).0,
+                "frobenius_error": frobenius_error(sigma_hat, &s.covariance),
+                "mahalanobis_mean_error": mahalanobis_error(mu_hat, &s.mean, &s.covariance),
+                "tv_bound": tv_bound(&s.mean, &s.covariance, mu_hat, sigma_hat),
+                "tv_monte_carlo": tv_monte_carlo(&s.mean, &s.covariance, mu_hat, sigma_hat, 100_000, seed).0,
                 "seconds": fit.diagnostics.elapsed_s,
                 "step_seconds": fit.diagnostics.steps.iter().map(|s| (s.step.clone(), s.record.elapsed_s)).collect::<Vec<_>>(),
                 "mean_stages": fit.release.plan.mean.stages.len(),

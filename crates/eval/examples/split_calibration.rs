@@ -11,7 +11,7 @@
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use sosdp_eval::{covariance_sample, frobenius_error, mahalanobis_error, quantile};
-use sosdp_learn::PrivateGaussian;
+use sosdp_learn::{Learner, Privacy, PrivateGaussian};
 
 fn main() {
     let args: Vec<usize> = std::env::args()
@@ -32,9 +32,7 @@ fn main() {
     println!("|---|---|---|---|---|");
     for (pre, mean) in splits {
         let bound = |d: usize, n: usize| {
-            PrivateGaussian::new(2.0)
-                .radius(10.0)
-                .kappa(100.0)
+            PrivateGaussian::new(Privacy::new(2.0), 10.0, 100.0)
                 .shares(pre, mean)
                 .plan(n, d)
                 .map_or("refused".to_string(), |p| {
@@ -69,17 +67,17 @@ fn main() {
         for seed in 0..seeds as u64 {
             let mut rng = StdRng::seed_from_u64(500 + seed);
             let s = covariance_sample(&mut rng, n, d, 5.0, 50.0, 0.0);
-            let learner = PrivateGaussian::new(2.0)
-                .radius(10.0)
-                .kappa(100.0)
-                .shares(pre, mean)
-                .seed(seed);
+            let learner =
+                PrivateGaussian::new(Privacy::new(2.0).seed(seed), 10.0, 100.0).shares(pre, mean);
             match learner.fit(&s.data) {
                 Ok(fit) => {
                     let est = &fit.release.estimate;
-                    let sigma_hat = nalgebra::DMatrix::from_fn(d, d, |i, k| est.covariance[i][k]);
-                    frob.push(frobenius_error(&sigma_hat, &s.covariance));
-                    mah.push(mahalanobis_error(&est.mean, &s.mean, &s.covariance));
+                    frob.push(frobenius_error(&est.covariance, &s.covariance));
+                    mah.push(mahalanobis_error(
+                        est.mean.as_slice(),
+                        &s.mean,
+                        &s.covariance,
+                    ));
                     secs.push(fit.diagnostics.elapsed_s);
                     planned = fit.release.accuracy[0].bound.unwrap_or(f64::NAN);
                 }

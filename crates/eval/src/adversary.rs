@@ -10,22 +10,37 @@ pub enum Adversary {
     /// (a) A tight cluster (standard deviation `spread`) at `distance` from the empirical mean
     /// along coordinate `axis`; replaces random records.
     ShiftedCluster {
+        /// Distance of the cluster's centre from the empirical mean.
         distance: f64,
+        /// The coordinate along which the cluster is shifted.
         axis: usize,
+        /// Standard deviation of the cluster around its centre.
         spread: f64,
     },
     /// (b) Remove the records with the largest projection on `axis` and put them at the
     /// empirical mean of the rest.
-    Subtractive { axis: usize },
+    Subtractive {
+        /// The coordinate whose largest projections are removed.
+        axis: usize,
+    },
     /// (c) Records scattered uniformly on a sphere of radius `distance` around the mean.
-    ScatteredOutliers { distance: f64 },
+    ScatteredOutliers {
+        /// Radius of the sphere around the mean.
+        distance: f64,
+    },
     /// (d) For covariance: records along the direction of least empirical variance `v`, at
     /// `mean + g sqrt(factor v) u` with `g` standard normal (variance inflated `factor`-fold).
-    InflatedDirection { factor: f64 },
+    InflatedDirection {
+        /// The factor by which the variance along the direction is inflated.
+        factor: f64,
+    },
     /// (e) Random label noise of a mixture: the replaced records are draws of a second
     /// mixture component `N(mean + distance u, I)`, `u` one random unit direction, wrongly
     /// labelled as clean.
-    MixtureNoise { distance: f64 },
+    MixtureNoise {
+        /// Distance of the second component's mean from the first's.
+        distance: f64,
+    },
 }
 
 impl Adversary {
@@ -129,14 +144,27 @@ pub enum CovarianceAdversary {
     /// Far outliers: every replaced record at `mu + distance sqrt(lambda_min) v + spread g`,
     /// `g ~ N(0, I)`, all on the same side ([`CovarianceAdversary::far`]: 15 standard
     /// deviations out, jitter `N(0, 0.01 I)`).
-    Far { distance: f64, spread: f64 },
+    Far {
+        /// Distance out along `v`, in units of `sqrt(lambda_min)`.
+        distance: f64,
+        /// Standard deviation of the jitter.
+        spread: f64,
+    },
     /// A tight cluster `distance` Mahalanobis units out along `v`: `mu + distance
     /// sqrt(lambda_min) v + spread g` ([`CovarianceAdversary::cluster`]: 6 units, jitter
     /// `N(0, 0.01^2 I)`).
-    Cluster { distance: f64, spread: f64 },
+    Cluster {
+        /// Distance out along `v`, in Mahalanobis units.
+        distance: f64,
+        /// Standard deviation of the jitter.
+        spread: f64,
+    },
     /// (d) The existing [`Adversary::InflatedDirection`] (empirical least-variance direction,
     /// variance inflated `factor`-fold).
-    Inflated { factor: f64 },
+    Inflated {
+        /// The factor by which the variance along the direction is inflated.
+        factor: f64,
+    },
 }
 
 impl CovarianceAdversary {

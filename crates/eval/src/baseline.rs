@@ -5,27 +5,33 @@
 //! their own modules.
 use nalgebra::DMatrix;
 use rand_distr::{Distribution, Gamma, StandardNormal};
-use sosdp_learn::stage::seeded_rng;
-use sosdp_learn::{LearnError, PrivateMean, check_data as check};
+use sosdp_learn::privacy::seeded_rng;
+use sosdp_learn::{LearnError, Learner, PrivateMean, check_data as check};
 
 /// The privacy an estimator offers.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Privacy {
+pub enum Guarantee {
     /// No privacy.
     None,
     /// Pure `eps`-differential privacy.
-    Pure { epsilon: f64 },
+    Pure {
+        /// The privacy parameter.
+        epsilon: f64,
+    },
     /// `rho`-zero-concentrated differential privacy (Bun and Steinke 2016). Weaker than pure
     /// DP: `eps`-DP implies `(eps^2 / 2)`-zCDP, not conversely.
-    Zcdp { rho: f64 },
+    Zcdp {
+        /// The zCDP parameter.
+        rho: f64,
+    },
 }
 
-impl std::fmt::Display for Privacy {
+impl std::fmt::Display for Guarantee {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Privacy::None => write!(f, "none"),
-            Privacy::Pure { epsilon } => write!(f, "pure eps = {epsilon}"),
-            Privacy::Zcdp { rho } => write!(f, "zCDP rho = {rho}"),
+            Guarantee::None => write!(f, "none"),
+            Guarantee::Pure { epsilon } => write!(f, "pure eps = {epsilon}"),
+            Guarantee::Zcdp { rho } => write!(f, "zCDP rho = {rho}"),
         }
     }
 }
@@ -34,7 +40,8 @@ impl std::fmt::Display for Privacy {
 pub trait MeanEstimator {
     /// A short name for tables and plots.
     fn name(&self) -> String;
-    fn privacy(&self) -> Privacy;
+    /// The privacy the estimator offers.
+    fn guarantee(&self) -> Guarantee;
     /// The estimate; `seed` drives the estimator's randomness (ignored by deterministic ones).
     fn estimate(&self, data: &DMatrix<f64>, seed: u64) -> Result<Vec<f64>, LearnError>;
 }
@@ -47,8 +54,8 @@ impl MeanEstimator for EmpiricalMean {
     fn name(&self) -> String {
         "empirical mean".into()
     }
-    fn privacy(&self) -> Privacy {
-        Privacy::None
+    fn guarantee(&self) -> Guarantee {
+        Guarantee::None
     }
     fn estimate(&self, data: &DMatrix<f64>, _seed: u64) -> Result<Vec<f64>, LearnError> {
         check(data)?;
@@ -64,8 +71,8 @@ impl MeanEstimator for CoordinateMedian {
     fn name(&self) -> String {
         "coordinate-wise median".into()
     }
-    fn privacy(&self) -> Privacy {
-        Privacy::None
+    fn guarantee(&self) -> Guarantee {
+        Guarantee::None
     }
     fn estimate(&self, data: &DMatrix<f64>, _seed: u64) -> Result<Vec<f64>, LearnError> {
         check(data)?;
@@ -116,7 +123,9 @@ fn median(mut v: Vec<f64>) -> f64 {
 /// root-mean-square error at `d = 1`, under 2% at `d = 10`.
 #[derive(Clone, Copy, Debug)]
 pub struct ClippedLaplaceMean {
+    /// The privacy parameter.
     pub epsilon: f64,
+    /// The radius of the ball `B(0, clip)` every record is projected onto.
     pub clip: f64,
 }
 
@@ -219,8 +228,8 @@ impl MeanEstimator for ClippedLaplaceMean {
     fn name(&self) -> String {
         format!("clipped Laplace mean (eps = {})", self.epsilon)
     }
-    fn privacy(&self) -> Privacy {
-        Privacy::Pure {
+    fn guarantee(&self) -> Guarantee {
+        Guarantee::Pure {
             epsilon: self.epsilon,
         }
     }
@@ -233,15 +242,17 @@ impl MeanEstimator for ClippedLaplaceMean {
 /// The sum-of-squares private mean (MATH.md 5.1) as a [`MeanEstimator`].
 impl MeanEstimator for PrivateMean {
     fn name(&self) -> String {
-        format!("SoS private mean (eps = {})", self.epsilon())
+        format!("SoS private mean (eps = {})", self.privacy().epsilon())
     }
-    fn privacy(&self) -> Privacy {
-        Privacy::Pure {
-            epsilon: self.epsilon(),
+    fn guarantee(&self) -> Guarantee {
+        Guarantee::Pure {
+            epsilon: self.privacy().epsilon(),
         }
     }
     fn estimate(&self, data: &DMatrix<f64>, seed: u64) -> Result<Vec<f64>, LearnError> {
-        Ok(self.clone().seed(seed).fit(data)?.release.estimate)
+        let privacy = self.privacy().seed(seed);
+        let fit = self.clone().with_privacy(privacy).fit(data)?;
+        Ok(fit.release.estimate.as_slice().to_vec())
     }
 }
 
@@ -251,7 +262,8 @@ impl MeanEstimator for PrivateMean {
 pub trait CovarianceEstimator {
     /// A short name for tables and plots.
     fn name(&self) -> String;
-    fn privacy(&self) -> Privacy;
+    /// The privacy the estimator offers.
+    fn guarantee(&self) -> Guarantee;
     /// The estimate (`d x d`); `seed` drives the estimator's randomness (ignored by
     /// deterministic ones).
     fn estimate(&self, data: &DMatrix<f64>, seed: u64) -> Result<DMatrix<f64>, LearnError>;
@@ -266,8 +278,8 @@ impl CovarianceEstimator for EmpiricalCovariance {
     fn name(&self) -> String {
         "empirical covariance".into()
     }
-    fn privacy(&self) -> Privacy {
-        Privacy::None
+    fn guarantee(&self) -> Guarantee {
+        Guarantee::None
     }
     fn estimate(&self, data: &DMatrix<f64>, _seed: u64) -> Result<DMatrix<f64>, LearnError> {
         check(data)?;

@@ -13,20 +13,28 @@ use crate::{Adversary, CorruptedSample};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use serde::Serialize;
-use sosdp_learn::{Constants, LearnError, PrivateMean};
+use sosdp_learn::{Constants, LearnError, Learner, Privacy, PrivateMean};
 use std::time::Instant;
 
 /// One synthetic configuration: `N(mu, I)` in `R^d` with `|mu| = mean_norm` (equal
 /// coordinates), `n` records, a fraction `corruption` replaced by `adversary`.
 #[derive(Clone, Debug)]
 pub struct Case {
+    /// A name for tables.
     pub label: String,
+    /// The number of records.
     pub n: usize,
+    /// The dimension.
     pub d: usize,
+    /// The learner's eps.
     pub epsilon: f64,
+    /// The learner's prior radius `R`.
     pub radius: f64,
+    /// `|mu|`.
     pub mean_norm: f64,
+    /// The fraction of records the adversary replaces (also the learner's bound).
     pub corruption: f64,
+    /// The adversary.
     pub adversary: Adversary,
 }
 
@@ -52,15 +60,21 @@ impl Case {
 /// One stage of one calibration fit.
 #[derive(Clone, Debug, Serialize)]
 pub struct StageMeasure {
+    /// The case's label.
     pub case: String,
+    /// The fit's seed.
     pub seed: u64,
+    /// The stage (0-based).
     pub stage: usize,
+    /// The number of stages of the fit.
     pub stages: usize,
-    /// The stage's planned radius and its accuracy bound (the next radius).
+    /// The stage's planned radius.
     pub radius: f64,
+    /// The stage's accuracy bound (the next radius).
     pub bound: f64,
-    /// The bound's deviation term (before constants) and `sqrt(d / n)`.
+    /// The bound's deviation term (before constants).
     pub deviation: f64,
+    /// `sqrt(d / n)`.
     pub sqrt_d_over_n: f64,
     /// Distance of the stage's release to the true mean.
     pub error: f64,
@@ -77,10 +91,10 @@ pub fn measure(
     let sample = case.sample(seed);
     let truth = case.mean();
     let clock = Instant::now();
-    let fit = PrivateMean::new(case.epsilon)
-        .radius(case.radius)
+    let privacy = Privacy::new(case.epsilon)
         .corruption(case.corruption)
-        .seed(seed)
+        .seed(seed);
+    let fit = PrivateMean::new(privacy, case.radius)
         .constants(constants.clone())
         .fit(&sample.data)?;
     let seconds = clock.elapsed().as_secs_f64();
@@ -113,12 +127,15 @@ pub fn measure(
 pub struct Recommendation {
     /// Largest `(error - floor_scale sqrt(d/n)) / deviation` over the measured stages.
     pub worst_ratio: f64,
+    /// The factor applied to the worst ratio.
     pub margin: f64,
     /// `margin * worst_ratio`.
     pub safety: f64,
+    /// The radius floor's scale `floor_scale` the ratios were measured with.
     pub floor_scale: f64,
     /// Measured stages whose release was outside their planned bound.
     pub uncovered: usize,
+    /// The number of measured stages.
     pub measured: usize,
 }
 

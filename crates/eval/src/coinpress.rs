@@ -2,7 +2,7 @@
 //! Estimation", NeurIPS 2020), the known-covariance mean estimator, as a [`MeanEstimator`]
 //! baseline. It is `rho`-zCDP, not pure DP; see [`CoinPressMean::matching_pure`] for the
 //! comparison at a pure `eps`.
-use crate::baseline::{MeanEstimator, Privacy};
+use crate::baseline::{Guarantee, MeanEstimator};
 use nalgebra::DMatrix;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
@@ -174,8 +174,8 @@ impl MeanEstimator for CoinPressMean {
         }
     }
 
-    fn privacy(&self) -> Privacy {
-        Privacy::Zcdp { rho: self.rho }
+    fn guarantee(&self) -> Guarantee {
+        Guarantee::Zcdp { rho: self.rho }
     }
 
     fn estimate(&self, data: &DMatrix<f64>, seed: u64) -> Result<Vec<f64>, LearnError> {
@@ -251,7 +251,7 @@ mod tests {
     fn matching_pure_converts_and_names_the_conversion() {
         let cp = CoinPressMean::matching_pure(1.0, 10.0);
         assert_eq!(cp.rho, 0.5);
-        assert_eq!(cp.privacy(), Privacy::Zcdp { rho: 0.5 });
+        assert_eq!(cp.guarantee(), Guarantee::Zcdp { rho: 0.5 });
         assert_eq!(
             cp.name(),
             "CoinPress (rho = 0.5 zCDP, = eps^2/2 for eps = 1)"

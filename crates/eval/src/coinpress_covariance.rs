@@ -3,7 +3,7 @@
 //! the authors' code (<https://github.com/twistedcubic/coin-press>, `algos.py`: `cov_est`,
 //! `cov_est_step`, `gaussian_tailbound`; `utils.py`: `psd_proj_symm`), as a
 //! [`CovarianceEstimator`] baseline. It is `rho`-zCDP, not pure DP.
-use crate::baseline::{CovarianceEstimator, Privacy};
+use crate::baseline::{CovarianceEstimator, Guarantee};
 use nalgebra::DMatrix;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
@@ -278,8 +278,8 @@ impl CovarianceEstimator for CoinPressCovariance {
     fn name(&self) -> String {
         format!("coinpress_cov (|Z| quirk, T = {})", self.steps)
     }
-    fn privacy(&self) -> Privacy {
-        Privacy::Zcdp { rho: self.rho }
+    fn guarantee(&self) -> Guarantee {
+        Guarantee::Zcdp { rho: self.rho }
     }
     fn estimate(&self, data: &DMatrix<f64>, seed: u64) -> Result<DMatrix<f64>, LearnError> {
         self.fit(data, seed)

@@ -3,7 +3,7 @@
 //! Estimators in High Dimensions without the Computational Intractability", FOCS 2016, and
 //! the practical version of "Being Robust (in High Dimensions) Can Be Practical", ICML 2017),
 //! as a non-private [`MeanEstimator`] baseline.
-use crate::baseline::{MeanEstimator, Privacy};
+use crate::baseline::{Guarantee, MeanEstimator};
 use nalgebra::{DMatrix, DVector};
 use sosdp_learn::{LearnError, check_data};
 
@@ -246,8 +246,8 @@ impl MeanEstimator for FilterMean {
         format!("spectral filter (eta = {})", self.eta)
     }
 
-    fn privacy(&self) -> Privacy {
-        Privacy::None
+    fn guarantee(&self) -> Guarantee {
+        Guarantee::None
     }
 
     fn estimate(&self, data: &DMatrix<f64>, _seed: u64) -> Result<Vec<f64>, LearnError> {

@@ -1,6 +1,6 @@
 //! Evaluation for sosdp (MATH.md section 6): synthetic Gaussians, the adversaries that
 //! corrupt them, baselines behind one trait, metrics, and the calibration run of the private
-//! mean's constants.
+//! mean's constants. The figures (module `plot`) need the feature `plot`.
 pub mod adversary;
 pub mod baseline;
 pub mod calibration;
@@ -8,12 +8,13 @@ pub mod coinpress;
 pub mod coinpress_covariance;
 pub mod filter;
 pub mod metrics;
+#[cfg(feature = "plot")]
 pub mod plot;
 pub mod synthetic;
 
 pub use adversary::Adversary;
 pub use adversary::CovarianceAdversary;
-pub use baseline::{ClippedLaplaceMean, CoordinateMedian, EmpiricalMean, MeanEstimator, Privacy};
+pub use baseline::{ClippedLaplaceMean, CoordinateMedian, EmpiricalMean, Guarantee, MeanEstimator};
 pub use baseline::{CovarianceEstimator, EmpiricalCovariance};
 pub use coinpress::CoinPressMean;
 pub use coinpress_covariance::CoinPressCovariance;

@@ -13,7 +13,9 @@ use std::path::{Path, PathBuf};
 /// One named series of `(x, y)` measurements; several may share an `x`.
 #[derive(Clone, Debug)]
 pub struct Series {
+    /// The legend's label.
     pub label: String,
+    /// The `(x, y)` points.
     pub points: Vec<(f64, f64)>,
 }
 
@@ -40,8 +42,11 @@ impl Series {
 /// Titles of a figure.
 #[derive(Clone, Debug)]
 pub struct Figure {
+    /// The title.
     pub title: String,
+    /// The label of the x axis.
     pub x_label: String,
+    /// The label of the y axis.
     pub y_label: String,
     /// Where the legend goes (pick the corner the data leave empty).
     pub legend: SeriesLabelPosition,
@@ -51,7 +56,9 @@ pub struct Figure {
 #[derive(Debug, thiserror::Error)]
 #[error("cannot draw the plot {path}: {reason}")]
 pub struct PlotError {
+    /// The file.
     pub path: PathBuf,
+    /// Why it failed.
     pub reason: String,
 }
 

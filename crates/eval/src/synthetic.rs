@@ -57,9 +57,13 @@ impl CorruptedSample {
 /// A Gaussian sample with a general covariance, possibly corrupted.
 #[derive(Clone, Debug)]
 pub struct CovarianceSample {
+    /// The records, one per row (corrupted ones included).
     pub data: DMatrix<f64>,
+    /// The true mean.
     pub mean: Vec<f64>,
+    /// The true covariance.
     pub covariance: DMatrix<f64>,
+    /// The rows the adversary replaced.
     pub corrupted: Vec<usize>,
 }
 

@@ -27,18 +27,17 @@
 //! Privacy: the preconditioner and every refinement stage are pure-DP releases with a
 //! data-independent split of eps; stage parameters depend only on the plan and earlier
 //! releases, so the output is eps-DP by composition.
-use crate::error::check_privacy_settings;
+use crate::learner::{Learner, Plan};
 use crate::preconditioner::{PreconditionerPlan, PreconditionerSettings};
+use crate::privacy::{Privacy, seeded_rng};
 use crate::projection::{clean_radius, project_onto_ball, project_rows};
-use crate::release::{
-    AccuracyBound, Diagnostics, Fit, Release, StageRelease, StepDiagnostics, guarantee,
-};
+use crate::release::{AccuracyBound, Diagnostics, Fit, Release, StageRelease, StepDiagnostics};
 use crate::schedule::Constants;
-use crate::stage::{CmStage, run_cm_stage, seeded_rng};
+use crate::stage::{CmStage, run_cm_stage};
 use crate::{LearnError, check_data};
 use nalgebra::DMatrix;
 use serde::Serialize;
-use sosdp_sampler::{Progress, SamplerKind, Spectrahedron};
+use sosdp_sampler::{Progress, Spectrahedron};
 use sosdp_sdp::svec::{side_of, smat, svec};
 use std::time::Instant;
 
@@ -95,16 +94,13 @@ pub fn svec_of(a: &DMatrix<f64>) -> Vec<f64> {
     svec(a.nrows(), |i, j| 0.5 * (a[(i, j)] + a[(j, i)]))
 }
 
-/// Builder of the private covariance: `PrivateCovariance::new(eps).kappa(K).corruption(eta0)
-/// .beta(b).seed(s).fit(&data)` for records with `I ⪯ Sigma ⪯ K I`.
+/// The private covariance: `PrivateCovariance::new(Privacy::new(eps).corruption(eta0), kappa)`
+/// for records from `N(mu, Sigma)` with the prior `I ⪯ Sigma ⪯ kappa I` (the mean need not be
+/// known); then [`Learner::plan`] and [`Learner::fit`].
 #[derive(Clone, Debug)]
 pub struct PrivateCovariance {
-    epsilon: f64,
+    privacy: Privacy,
     kappa: f64,
-    corruption: f64,
-    beta: f64,
-    seed: Option<u64>,
-    sampler: SamplerKind,
     constants: Constants,
     preconditioner: PreconditionerSettings,
     preconditioner_share: f64,
@@ -115,20 +111,24 @@ pub struct PrivateCovariance {
 /// The public plan of a covariance fit.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct CovariancePlan {
+    /// The number of pairs `m = floor(n / 2)`.
     pub pairs: usize,
     /// Each pair is projected onto `B(0, pair_radius)` before any score sees it:
     /// `sqrt(K) rho_m`, `rho_m = sqrt(d) + sqrt(2 log(4 m / beta))`, holds the clean pairs with
     /// probability `1 - beta / 4` under the prior `Sigma ⪯ K I` ([`crate::projection`]).
     pub pair_radius: f64,
+    /// The plan of the staged preconditioner (MATH.md 5.2).
     pub preconditioner: PreconditionerPlan,
     /// The refinement's first frame is the preconditioner's `U_J` divided by
     /// `frame_scale = 2 kappa_J / (kappa_J + 1)`.
     pub frame_scale: f64,
+    /// The Frobenius refinement stages (MATH.md 5.3), in order.
     pub refinement: Vec<RefinementPlan>,
     /// The worst-case bound on `|Sigma^-1/2 Sigma_hat Sigma^-1/2 - I|_F` that follows from the
-    /// preconditioner's `kappa_J` through every refinement stage ([`WorstCase`]); `None` when
-    /// some stage's ball or band may miss the whitened truth. The stages' radii (the
-    /// calibrated recursion) are what the mechanism uses either way.
+    /// preconditioner's `kappa_J` through every refinement stage in the worst case (each stage's
+    /// accuracy carried into the next stage's frame); `None` when some stage's ball or band may
+    /// miss the whitened truth. The stages' radii (the calibrated recursion) are what the mechanism
+    /// uses either way.
     pub guaranteed_error: Option<f64>,
 }
 
@@ -178,19 +178,24 @@ impl WorstCase {
     }
 }
 
+/// The public plan of one refinement stage `j`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct RefinementPlan {
+    /// The stage's share of eps.
     pub epsilon: f64,
-    /// Frobenius radius `r_j` and operator bound `s_j` of the stage's whitened covariance.
+    /// The Frobenius radius `r_j` of the stage's ball around the whitened identity.
     pub radius: f64,
+    /// The operator bound `s_j` on the stage's whitened covariance: `|T_j - I|_op <= s_j`.
     pub spectral: f64,
     /// A guaranteed smallest eigenvalue `l_j > 0` of the stage's whitened covariance (the
     /// preconditioner's `1 - s_0` for `j = 0`; `max(l_{j-1} / (1 + 1.5 s_{j-1}), 1 - s_j)` after).
     /// It keeps the band positive definite.
     pub lower_eigenvalue: f64,
+    /// `Gamma_j = gamma I`, `gamma = 2 (1 + s_j)^2 + r_j^2 + delta`.
     pub gamma: f64,
+    /// The score bound `k*_j` of the release (Lemma 2.1).
     pub score_bound: f64,
-    /// `r_{j+1}`.
+    /// The stage's accuracy `r_{j+1}`.
     pub accuracy: f64,
     /// The whitened pairs are projected onto `B(0, projection_radius)` before they are lifted:
     /// `sqrt(1 + s_j) rho_m`, which holds the clean pairs when the whitened covariance is at
@@ -198,51 +203,27 @@ pub struct RefinementPlan {
     pub projection_radius: f64,
 }
 
-/// The fit of the private covariance: the public release (the estimate row by row) and
-/// non-private diagnostics.
-pub type CovarianceFit = Fit<Vec<Vec<f64>>, CovariancePlan>;
+/// The fit of the private covariance: the public release and non-private diagnostics.
+pub type CovarianceFit = Fit<DMatrix<f64>, CovariancePlan>;
 
-/// The public release of the private covariance.
-pub type CovarianceRelease = Release<Vec<Vec<f64>>, CovariancePlan>;
+/// The public release of the private covariance (its estimate serialised row by row).
+pub type CovarianceRelease = Release<DMatrix<f64>, CovariancePlan>;
 
 impl PrivateCovariance {
-    /// Defaults: `K = 100`, no corruption, `beta = 0.05`, 4/7 of eps for the preconditioner (the
-    /// 1/2 : 3/8 split of the Gaussian learner, docs/calibration.md), two refinement stages.
-    pub fn new(epsilon: f64) -> Self {
+    /// The private covariance with the shared settings `privacy` and the prior
+    /// `I ⪯ Sigma ⪯ kappa I` (`kappa >= 1`, at most [`Constants::max_kappa`]). Defaults: 4/7 of
+    /// eps for the preconditioner (the 1/2 : 3/8 split of the Gaussian learner,
+    /// docs/calibration.md), two refinement stages, the calibrated constants.
+    pub fn new(privacy: Privacy, kappa: f64) -> Self {
         PrivateCovariance {
-            epsilon,
-            kappa: 100.0,
-            corruption: 0.0,
-            beta: 0.05,
-            seed: None,
-            sampler: SamplerKind::Slice,
+            privacy,
+            kappa,
             constants: Constants::default(),
             preconditioner: PreconditionerSettings::default(),
             preconditioner_share: 4.0 / 7.0,
             refinement_stages: 2,
             max_planned_error: 0.5,
         }
-    }
-    /// The prior `I ⪯ Sigma ⪯ K I`.
-    pub fn kappa(mut self, kappa: f64) -> Self {
-        self.kappa = kappa;
-        self
-    }
-    pub fn corruption(mut self, eta0: f64) -> Self {
-        self.corruption = eta0;
-        self
-    }
-    pub fn beta(mut self, beta: f64) -> Self {
-        self.beta = beta;
-        self
-    }
-    pub fn seed(mut self, seed: u64) -> Self {
-        self.seed = Some(seed);
-        self
-    }
-    pub fn sampler(mut self, sampler: SamplerKind) -> Self {
-        self.sampler = sampler;
-        self
     }
     /// Share of eps spent on the preconditioner, in (0, 1).
     pub fn preconditioner_share(mut self, share: f64) -> Self {
@@ -260,87 +241,10 @@ impl PrivateCovariance {
         self.preconditioner = settings;
         self
     }
+    /// The number of Frobenius refinement stages (default 2).
     pub fn refinement_stages(mut self, stages: usize) -> Self {
         self.refinement_stages = stages;
         self
-    }
-    pub fn epsilon(&self) -> f64 {
-        self.epsilon
-    }
-
-    /// Check the settings (no data needed).
-    pub fn validate(&self) -> Result<(), LearnError> {
-        check_privacy_settings(self.epsilon, self.corruption, self.beta)?;
-        if !(self.kappa.is_finite() && self.kappa >= 1.0) {
-            return Err(LearnError::InvalidSetting(format!(
-                "kappa (the prior Sigma ⪯ K I) must be finite and >= 1, got {}",
-                self.kappa
-            )));
-        }
-        if self.kappa > self.constants.max_kappa {
-            return Err(LearnError::InvalidSetting(format!(
-                "kappa K = {} is above the largest prior the preconditioner handles ({}): rescale the data by a public factor so that I ⪯ Sigma ⪯ K I holds with a smaller K",
-                self.kappa, self.constants.max_kappa
-            )));
-        }
-        if self.corruption >= 0.25 {
-            return Err(LearnError::InvalidSetting(format!(
-                "pairing doubles the corruption: the covariance needs a corruption fraction below 0.25, got {}",
-                self.corruption
-            )));
-        }
-        if !(self.max_planned_error.is_finite() && self.max_planned_error > 0.0) {
-            return Err(LearnError::InvalidSetting(format!(
-                "the largest planned error must be positive and finite, got {}",
-                self.max_planned_error
-            )));
-        }
-        if !(self.preconditioner_share > 0.0 && self.preconditioner_share < 1.0)
-            || self.refinement_stages == 0
-        {
-            return Err(LearnError::InvalidSetting("the preconditioner's share must lie in (0, 1) and there must be >= 1 refinement stage".into()));
-        }
-        Ok(())
-    }
-
-    /// The public plan for `n` records in `R^d` (no data needed). Refused, with the number of
-    /// records that would be accepted, when the preconditioner cannot contract or the planned
-    /// error exceeds [`PrivateCovariance::max_planned_error`].
-    pub fn plan(&self, n: usize, d: usize) -> Result<CovariancePlan, LearnError> {
-        self.validate()?;
-        let acceptable = |plan: &CovariancePlan| {
-            plan.refinement
-                .last()
-                .is_some_and(|s| s.accuracy <= self.max_planned_error)
-        };
-        let refusal = match self.plan_unchecked(n, d) {
-            Ok(plan) if acceptable(&plan) => return Ok(plan),
-            Ok(plan) => format!(
-                "the planned error |Sigma^-1/2 Sigma_hat Sigma^-1/2 - I|_F <= {:.3} is above {} (the preconditioner's kappa_J = {:.1})",
-                plan.refinement.last().map_or(f64::INFINITY, |s| s.accuracy),
-                self.max_planned_error,
-                plan.preconditioner.kappa
-            ),
-            Err(LearnError::TooFewSamples(reason)) => reason,
-            Err(other) => return Err(other),
-        };
-        // Doubling, then bisection to within 2%, on the public plan alone.
-        let accepts = |size: usize| self.plan_unchecked(size, d).is_ok_and(|p| acceptable(&p));
-        let needed = (1..=30)
-            .map(|k| n << k)
-            .find(|&bigger| accepts(bigger))
-            .map_or("more than 2^30 times as many".to_string(), |mut hi| {
-                let mut lo = hi / 2;
-                while hi - lo > hi / 50 {
-                    let mid = lo + (hi - lo) / 2;
-                    if accepts(mid) { hi = mid } else { lo = mid }
-                }
-                format!("about {hi}")
-            });
-        Err(LearnError::TooFewSamples(format!(
-            "{refusal}: at d = {d}, K = {}, eps = {}, corruption {} the covariance needs {needed} records, got {n}",
-            self.kappa, self.epsilon, self.corruption
-        )))
     }
 
     /// The plan without the acceptance check.
@@ -349,8 +253,8 @@ impl PrivateCovariance {
         let (mf, df) = (m as f64, d as f64);
         // beta / 4 for the projections (the clean pairs lie in their balls), the rest for the
         // preconditioner's and the refinement's bounds.
-        let pair_radius = self.kappa.sqrt() * clean_radius(m, d, 0.25 * self.beta);
-        let beta = 0.75 * self.beta;
+        let pair_radius = self.kappa.sqrt() * clean_radius(m, d, 0.25 * self.privacy.beta);
+        let beta = 0.75 * self.privacy.beta;
         let dim = df * (df + 1.0) / 2.0;
         if m < 2 * d + 2 {
             return Err(LearnError::TooFewSamples(format!(
@@ -359,9 +263,9 @@ impl PrivateCovariance {
             )));
         }
         let c = &self.constants;
-        let eta0 = 2.0 * self.corruption;
+        let eta0 = 2.0 * self.privacy.corruption;
         // Of the bounds' 3 beta / 4: half for the preconditioner's event, half for the refinement's.
-        let eps_pre = self.preconditioner_share * self.epsilon;
+        let eps_pre = self.preconditioner_share * self.privacy.epsilon;
         let preconditioner = PreconditionerPlan::new(
             m,
             d,
@@ -377,7 +281,7 @@ impl PrivateCovariance {
         let s0 = (kappa - 1.0) / (kappa + 1.0);
         let mut l = 1.0 - s0;
         let stages = self.refinement_stages;
-        let eps_j = (1.0 - self.preconditioner_share) * self.epsilon / stages as f64;
+        let eps_j = (1.0 - self.preconditioner_share) * self.privacy.epsilon / stages as f64;
         let delta = c.slack * (dim / mf).sqrt();
         let floor = c.floor_scale * (2.0 * dim / mf).sqrt();
         let rho = c.rho_scale * (2.0 * dim / mf).sqrt();
@@ -440,13 +344,142 @@ impl PrivateCovariance {
         })
     }
 
-    /// Fit on `data` (one record per row; the mean need not be known).
-    pub fn fit(&self, data: &DMatrix<f64>) -> Result<CovarianceFit, LearnError> {
-        self.fit_with_progress(data, &mut |_, _| {})
+    /// The assumptions every covariance bound rests on.
+    pub fn assumptions(&self) -> Vec<String> {
+        vec![
+            "the uncorrupted records are i.i.d. Gaussian N(mu, Sigma)".to_string(),
+            format!("I ⪯ Sigma ⪯ K I with K = {} (the prior)", self.kappa),
+            self.privacy.corruption_assumption(),
+        ]
     }
 
-    /// Fit, reporting progress as `(step, sampler progress)` (step 0: preconditioner).
-    pub fn fit_with_progress(
+    /// The final accuracy bound of `plan` with its assumptions: the worst case carried from the
+    /// preconditioner's `kappa_J` through the refinement ([`CovariancePlan::guaranteed_error`]);
+    /// `None`, with the reason and the number of records that would give a bound of at most
+    /// `max_planned_error`, when the chain does not hold at this size.
+    pub fn accuracy_bound(&self, plan: &CovariancePlan, n: usize, d: usize) -> AccuracyBound {
+        let bound = plan.guaranteed_error.filter(|b| b.is_finite());
+        let unavailable = bound.is_none().then(|| {
+            let good = |size: usize| self.plan_unchecked(size, d).is_ok_and(|p| p.guaranteed_error.is_some_and(|b| b <= self.max_planned_error));
+            let needed = (1..=20).map(|k| n << k).find(|&bigger| good(bigger)).map_or("more than 2^20 times as many records".to_string(), |b| format!("at most {b} records"));
+            format!(
+                "the refinement's worst case does not follow from the preconditioner's kappa_J = {:.2} at n = {n}, d = {d}, eps = {} \
+                 (a stage's ball or band may miss the whitened truth when the frame is off by kappa_J); a bound <= {} needs {needed}; \
+                 the planned (calibrated) error is {:.3}",
+                plan.preconditioner.kappa,
+                self.privacy.epsilon,
+                self.max_planned_error,
+                plan.refinement.last().map_or(f64::INFINITY, |s| s.accuracy)
+            )
+        });
+        AccuracyBound {
+            metric: "|Sigma^-1/2 Sigma_hat Sigma^-1/2 - I|_F".into(),
+            bound,
+            probability: 1.0 - self.privacy.beta,
+            assumptions: self.assumptions(),
+            basis: format!(
+                "MATH 5.2 (staged preconditioner: Sigma ⪯ U ⪯ {:.2} Sigma) carried through the refinement stages (2.3) in the worst case, with calibrated constants (docs/calibration.md), for the exact mechanism",
+                plan.preconditioner.kappa
+            ),
+            unavailable,
+        }
+    }
+}
+
+impl Plan for CovariancePlan {
+    /// The preconditioner, then the refinement stages.
+    fn steps(&self) -> usize {
+        1 + self.refinement.len()
+    }
+}
+
+impl Learner for PrivateCovariance {
+    type Estimate = DMatrix<f64>;
+    type Plan = CovariancePlan;
+
+    fn privacy(&self) -> Privacy {
+        self.privacy
+    }
+
+    fn with_privacy(self, privacy: Privacy) -> Self {
+        PrivateCovariance { privacy, ..self }
+    }
+
+    fn validate(&self) -> Result<(), LearnError> {
+        self.privacy.validate()?;
+        if !(self.kappa.is_finite() && self.kappa >= 1.0) {
+            return Err(LearnError::InvalidSetting(format!(
+                "kappa (the prior Sigma ⪯ K I) must be finite and >= 1, got {}",
+                self.kappa
+            )));
+        }
+        if self.kappa > self.constants.max_kappa {
+            return Err(LearnError::InvalidSetting(format!(
+                "kappa K = {} is above the largest prior the preconditioner handles ({}): rescale the data by a public factor so that I ⪯ Sigma ⪯ K I holds with a smaller K",
+                self.kappa, self.constants.max_kappa
+            )));
+        }
+        if self.privacy.corruption >= 0.25 {
+            return Err(LearnError::InvalidSetting(format!(
+                "pairing doubles the corruption: the covariance needs a corruption fraction below 0.25, got {}",
+                self.privacy.corruption
+            )));
+        }
+        if !(self.max_planned_error.is_finite() && self.max_planned_error > 0.0) {
+            return Err(LearnError::InvalidSetting(format!(
+                "the largest planned error must be positive and finite, got {}",
+                self.max_planned_error
+            )));
+        }
+        if !(self.preconditioner_share > 0.0 && self.preconditioner_share < 1.0)
+            || self.refinement_stages == 0
+        {
+            return Err(LearnError::InvalidSetting("the preconditioner's share must lie in (0, 1) and there must be >= 1 refinement stage".into()));
+        }
+        Ok(())
+    }
+
+    /// Refused, with the number of records that would be accepted, when the preconditioner
+    /// cannot contract or the planned error exceeds [`PrivateCovariance::max_planned_error`].
+    fn plan(&self, n: usize, d: usize) -> Result<CovariancePlan, LearnError> {
+        self.validate()?;
+        let acceptable = |plan: &CovariancePlan| {
+            plan.refinement
+                .last()
+                .is_some_and(|s| s.accuracy <= self.max_planned_error)
+        };
+        let refusal = match self.plan_unchecked(n, d) {
+            Ok(plan) if acceptable(&plan) => return Ok(plan),
+            Ok(plan) => format!(
+                "the planned error |Sigma^-1/2 Sigma_hat Sigma^-1/2 - I|_F <= {:.3} is above {} (the preconditioner's kappa_J = {:.1})",
+                plan.refinement.last().map_or(f64::INFINITY, |s| s.accuracy),
+                self.max_planned_error,
+                plan.preconditioner.kappa
+            ),
+            Err(LearnError::TooFewSamples(reason)) => reason,
+            Err(other) => return Err(other),
+        };
+        // Doubling, then bisection to within 2%, on the public plan alone.
+        let accepts = |size: usize| self.plan_unchecked(size, d).is_ok_and(|p| acceptable(&p));
+        let needed = (1..=30)
+            .map(|k| n << k)
+            .find(|&bigger| accepts(bigger))
+            .map_or("more than 2^30 times as many".to_string(), |mut hi| {
+                let mut lo = hi / 2;
+                while hi - lo > hi / 50 {
+                    let mid = lo + (hi - lo) / 2;
+                    if accepts(mid) { hi = mid } else { lo = mid }
+                }
+                format!("about {hi}")
+            });
+        Err(LearnError::TooFewSamples(format!(
+            "{refusal}: at d = {d}, K = {}, eps = {}, corruption {} the covariance needs {needed} records, got {n}",
+            self.kappa, self.privacy.epsilon, self.privacy.corruption
+        )))
+    }
+
+    /// Progress steps: 0 the preconditioner, `1..=J` the refinement stages.
+    fn fit_with_progress(
         &self,
         data: &DMatrix<f64>,
         progress: &mut dyn FnMut(usize, Progress),
@@ -456,7 +489,7 @@ impl PrivateCovariance {
         let d = data.ncols();
         let plan = self.plan(data.nrows(), d)?;
         let clock = Instant::now();
-        let mut rng = seeded_rng(self.seed)?;
+        let mut rng = seeded_rng(self.privacy.seed)?;
         // Pairs of rows in a random (data-independent) order, so that a sorted or grouped file
         // still gives i.i.d. differences.
         let order = rand::seq::index::sample(&mut rng, data.nrows(), data.nrows()).into_vec();
@@ -491,7 +524,7 @@ impl PrivateCovariance {
                 radius: stage.radius,
                 gamma: stage.gamma,
                 epsilon: stage.epsilon,
-                sampler: self.sampler,
+                sampler: self.privacy.sampler,
             };
             let out = run_cm_stage(&lifted, &cm, Some(Box::new(band)), &mut rng, &mut |p| {
                 progress(j + 1, p)
@@ -509,75 +542,19 @@ impl PrivateCovariance {
             });
         }
         diagnostics.elapsed_s = clock.elapsed().as_secs_f64();
-        let covariance = (0..d)
-            .map(|i| {
-                (0..d)
-                    .map(|k| 0.5 * (sigma[(i, k)] + sigma[(k, i)]))
-                    .collect()
-            })
-            .collect();
+        let covariance = DMatrix::from_fn(d, d, |i, k| 0.5 * (sigma[(i, k)] + sigma[(k, i)]));
         let accuracy = vec![self.accuracy_bound(&plan, data.nrows(), d)];
-        let release = Release {
-            estimate: covariance,
-            epsilon: self.epsilon,
-            delta: 0.0,
+        let release = Release::pure(
+            covariance,
+            self.privacy.epsilon,
             plan,
             stage_releases,
             accuracy,
-            guarantee: guarantee(self.epsilon),
-        };
+        );
         Ok(Fit {
             release,
             diagnostics,
         })
-    }
-
-    /// The assumptions every covariance bound rests on.
-    pub fn assumptions(&self) -> Vec<String> {
-        vec![
-            "the uncorrupted records are i.i.d. Gaussian N(mu, Sigma)".to_string(),
-            format!("I ⪯ Sigma ⪯ K I with K = {} (the prior)", self.kappa),
-            if self.corruption > 0.0 {
-                format!(
-                    "at most a fraction {} of the records replaced arbitrarily",
-                    self.corruption
-                )
-            } else {
-                "no corrupted records (corruption 0)".to_string()
-            },
-        ]
-    }
-
-    /// The final accuracy bound of `plan` with its assumptions: the worst case carried from the
-    /// preconditioner's `kappa_J` through the refinement ([`CovariancePlan::guaranteed_error`]);
-    /// `None`, with the reason and the number of records that would give a bound of at most
-    /// `max_planned_error`, when the chain does not hold at this size.
-    pub fn accuracy_bound(&self, plan: &CovariancePlan, n: usize, d: usize) -> AccuracyBound {
-        let bound = plan.guaranteed_error.filter(|b| b.is_finite());
-        let unavailable = bound.is_none().then(|| {
-            let good = |size: usize| self.plan_unchecked(size, d).is_ok_and(|p| p.guaranteed_error.is_some_and(|b| b <= self.max_planned_error));
-            let needed = (1..=20).map(|k| n << k).find(|&bigger| good(bigger)).map_or("more than 2^20 times as many records".to_string(), |b| format!("at most {b} records"));
-            format!(
-                "the refinement's worst case does not follow from the preconditioner's kappa_J = {:.2} at n = {n}, d = {d}, eps = {} \
-                 (a stage's ball or band may miss the whitened truth when the frame is off by kappa_J); a bound <= {} needs {needed}; \
-                 the planned (calibrated) error is {:.3}",
-                plan.preconditioner.kappa,
-                self.epsilon,
-                self.max_planned_error,
-                plan.refinement.last().map_or(f64::INFINITY, |s| s.accuracy)
-            )
-        });
-        AccuracyBound {
-            metric: "|Sigma^-1/2 Sigma_hat Sigma^-1/2 - I|_F".into(),
-            bound,
-            probability: 1.0 - self.beta,
-            assumptions: self.assumptions(),
-            basis: format!(
-                "MATH 5.2 (staged preconditioner: Sigma ⪯ U ⪯ {:.2} Sigma) carried through the refinement stages (2.3) in the worst case, with calibrated constants (docs/calibration.md), for the exact mechanism",
-                plan.preconditioner.kappa
-            ),
-            unavailable,
-        }
     }
 }
 
@@ -603,9 +580,7 @@ mod tests {
         ] {
             for &eps in &[0.3, 1.5, 4.0] {
                 for &eta in &[0.0, 0.01, 0.05] {
-                    let Ok(plan) = PrivateCovariance::new(eps)
-                        .kappa(100.0)
-                        .corruption(eta)
+                    let Ok(plan) = PrivateCovariance::new(Privacy::new(eps).corruption(eta), 100.0)
                         .max_planned_error(1e9)
                         .plan(n, d)
                     else {

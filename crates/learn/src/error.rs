@@ -4,41 +4,43 @@ use sosdp_sampler::SamplerError;
 use sosdp_score::ScoreError;
 use thiserror::Error;
 
+/// Why a learner refused its settings or data, or a fit failed.
 #[derive(Debug, Error, Clone, PartialEq)]
 pub enum LearnError {
+    /// eps is not positive and finite.
     #[error("epsilon must be positive and finite, got {0}")]
     Epsilon(f64),
+    /// The prior radius `R` is not positive and finite.
     #[error("the radius R must be positive and finite, got {0}")]
     Radius(f64),
+    /// The corruption fraction is outside `[0, 0.5)`.
     #[error("the corruption fraction must lie in [0, 0.5), got {0}")]
     Corruption(f64),
+    /// `beta` is outside `(0, 1)`.
     #[error("beta must lie in (0, 1), got {0}")]
     Beta(f64),
+    /// Another setting is invalid (the message says which and why).
     #[error("{0}")]
     InvalidSetting(String),
+    /// The data have no records or no columns.
     #[error("the dataset is empty")]
     EmptyData,
+    /// A value of the data is NaN or infinite.
     #[error("the data have a non-finite value (NaN or infinity) in row {row}, column {column}")]
-    NonFinite { row: usize, column: usize },
+    NonFinite {
+        /// The record (0-based row).
+        row: usize,
+        /// The coordinate (0-based column).
+        column: usize,
+    },
+    /// The public plan cannot reach the accuracy it needs with this many records (the message
+    /// says how many it would need).
     #[error("too few samples: {0}")]
     TooFewSamples(String),
+    /// A score evaluation failed.
     #[error(transparent)]
     Score(#[from] ScoreError),
+    /// The sampler failed.
     #[error(transparent)]
     Sampler(#[from] SamplerError),
-}
-
-/// The settings every learner shares: `eps > 0` finite, corruption in `[0, 0.5)`, `beta` in
-/// `(0, 1)`.
-pub fn check_privacy_settings(epsilon: f64, corruption: f64, beta: f64) -> Result<(), LearnError> {
-    if !(epsilon.is_finite() && epsilon > 0.0) {
-        return Err(LearnError::Epsilon(epsilon));
-    }
-    if !(corruption >= 0.0 && corruption < 0.5) {
-        return Err(LearnError::Corruption(corruption));
-    }
-    if !(beta > 0.0 && beta < 1.0) {
-        return Err(LearnError::Beta(beta));
-    }
-    Ok(())
 }

@@ -77,7 +77,9 @@ impl Default for QuantileSettings {
 
 /// Draws of `X = |smat u|_op` for `u` uniform on the unit sphere of `R^D` (cached per `d`).
 fn direction_norms(d: usize, settings: &QuantileSettings) -> Vec<f64> {
-    static CACHE: OnceLock<Mutex<HashMap<(usize, usize, u64), Vec<f64>>>> = OnceLock::new();
+    /// The draws per `(d, samples, seed)`.
+    type Cache = Mutex<HashMap<(usize, usize, u64), Vec<f64>>>;
+    static CACHE: OnceLock<Cache> = OnceLock::new();
     let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
     let key = (d, settings.samples, settings.seed);
     if let Some(v) = cache.lock().ok().and_then(|c| c.get(&key).cloned()) {

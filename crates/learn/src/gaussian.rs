@@ -9,27 +9,28 @@
 //! data-independent; the mean step uses the covariance release (already private) to whiten,
 //! which is adaptive composition, so the pair is eps-DP.
 use crate::covariance::{CovariancePlan, PrivateCovariance, spd_power};
+use crate::learner::{Learner, Plan};
 use crate::mean::PrivateMean;
+use crate::privacy::Privacy;
 use crate::projection::{clean_radius, project_rows};
-use crate::release::{AccuracyBound, Fit, Release, StageRelease, guarantee};
+use crate::release::{
+    AccuracyBound, Estimate, Fit, Release, StageRelease, serialize_rows, serialize_vector,
+};
 use crate::schedule::Schedule;
 use crate::{LearnError, check_data};
-use nalgebra::DMatrix;
-use serde::Serialize;
-use sosdp_sampler::{Progress, SamplerKind};
+use nalgebra::{DMatrix, DVector};
+use serde::{Serialize, Serializer};
+use sosdp_sampler::Progress;
 use std::time::Instant;
 
-/// Builder: `PrivateGaussian::new(eps).radius(R).kappa(K).corruption(eta0).seed(s).fit(&data)`
-/// for records from `N(mu, Sigma)` with `|mu| <= R` and `I ⪯ Sigma ⪯ K I`.
+/// The Gaussian learner: `PrivateGaussian::new(Privacy::new(eps).corruption(eta0), radius,
+/// kappa)` for records from `N(mu, Sigma)` with the priors `|mu| <= radius` and
+/// `I ⪯ Sigma ⪯ kappa I`; then [`Learner::plan`] and [`Learner::fit`].
 #[derive(Clone, Debug)]
 pub struct PrivateGaussian {
-    epsilon: f64,
+    privacy: Privacy,
     radius: f64,
     kappa: f64,
-    corruption: f64,
-    beta: f64,
-    seed: Option<u64>,
-    sampler: SamplerKind,
     /// Share of eps for the mean step (the rest goes to the covariance).
     mean_share: f64,
     /// Share of eps for the covariance's preconditioner (of the whole eps).
@@ -41,9 +42,18 @@ pub struct PrivateGaussian {
 /// The estimate of a Gaussian fit.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct GaussianEstimate {
-    pub mean: Vec<f64>,
-    /// Row by row.
-    pub covariance: Vec<Vec<f64>>,
+    /// The mean `mu_hat`.
+    #[serde(serialize_with = "serialize_vector")]
+    pub mean: DVector<f64>,
+    /// The covariance `Sigma_hat` (serialised row by row).
+    #[serde(serialize_with = "serialize_rows")]
+    pub covariance: DMatrix<f64>,
+}
+
+impl Estimate for GaussianEstimate {
+    fn serialize_estimate<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.serialize(serializer)
+    }
 }
 
 /// The fit of a Gaussian: the public release and non-private diagnostics.
@@ -56,7 +66,9 @@ pub type GaussianRelease = Release<GaussianEstimate, GaussianPlan>;
 /// with the whitened prior radius and the widening of `Gamma` the latter uses.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct GaussianPlan {
+    /// The covariance step's plan.
     pub covariance: CovariancePlan,
+    /// The mean step's schedule (on the whitened records).
     pub mean: Schedule,
     /// `R / sqrt(1 - s)`, `s` the covariance's planned operator error (capped at 0.99).
     pub whitened_radius: f64,
@@ -70,45 +82,18 @@ pub struct GaussianPlan {
 }
 
 impl PrivateGaussian {
-    /// Defaults: `R = 10`, `K = 100`, no corruption, `beta = 0.05`, an eighth of eps for the
-    /// mean (and a half and three eighths for preconditioning and refinement).
-    pub fn new(epsilon: f64) -> Self {
+    /// The Gaussian learner with the shared settings `privacy` and the priors `|mu| <= radius`,
+    /// `I ⪯ Sigma ⪯ kappa I`. Defaults: an eighth of eps for the mean (and a half and three
+    /// eighths for preconditioning and refinement), two refinement stages.
+    pub fn new(privacy: Privacy, radius: f64, kappa: f64) -> Self {
         PrivateGaussian {
-            epsilon,
-            radius: 10.0,
-            kappa: 100.0,
-            corruption: 0.0,
-            beta: 0.05,
-            seed: None,
-            sampler: SamplerKind::Slice,
+            privacy,
+            radius,
+            kappa,
             mean_share: 0.125,
             preconditioner_share: 0.5,
             refinement_stages: 2,
         }
-    }
-    pub fn radius(mut self, radius: f64) -> Self {
-        self.radius = radius;
-        self
-    }
-    pub fn kappa(mut self, kappa: f64) -> Self {
-        self.kappa = kappa;
-        self
-    }
-    pub fn corruption(mut self, eta0: f64) -> Self {
-        self.corruption = eta0;
-        self
-    }
-    pub fn beta(mut self, beta: f64) -> Self {
-        self.beta = beta;
-        self
-    }
-    pub fn seed(mut self, seed: u64) -> Self {
-        self.seed = Some(seed);
-        self
-    }
-    pub fn sampler(mut self, sampler: SamplerKind) -> Self {
-        self.sampler = sampler;
-        self
     }
 
     /// The eps split: `preconditioner` and `mean` shares of eps (the refinement gets the rest),
@@ -125,108 +110,27 @@ impl PrivateGaussian {
         self
     }
 
+    /// The covariance step: `(1 - mean share) eps`, `beta / 2`, the same seed.
     fn covariance_learner(&self) -> PrivateCovariance {
-        let mut c = PrivateCovariance::new((1.0 - self.mean_share) * self.epsilon)
-            .kappa(self.kappa)
-            .corruption(self.corruption)
-            .beta(self.beta / 2.0)
-            .sampler(self.sampler)
+        let privacy = Privacy {
+            epsilon: (1.0 - self.mean_share) * self.privacy.epsilon,
+            beta: self.privacy.beta / 2.0,
+            ..self.privacy
+        };
+        PrivateCovariance::new(privacy, self.kappa)
             .preconditioner_share(self.preconditioner_share / (1.0 - self.mean_share))
-            .refinement_stages(self.refinement_stages);
-        if let Some(s) = self.seed {
-            c = c.seed(s);
-        }
-        c
+            .refinement_stages(self.refinement_stages)
     }
 
+    /// The mean step: `mean share * eps`, `beta / 2`, the seed plus one.
     fn mean_learner(&self, radius: f64, covariance_error: f64) -> PrivateMean {
-        let mut m = PrivateMean::new(self.mean_share * self.epsilon)
-            .radius(radius)
-            .corruption(self.corruption)
-            .beta(self.beta / 2.0)
-            .sampler(self.sampler)
-            .covariance_error(covariance_error);
-        if let Some(s) = self.seed {
-            m = m.seed(s.wrapping_add(1));
-        }
-        m
-    }
-
-    /// Check the settings (no data needed).
-    pub fn validate(&self) -> Result<(), LearnError> {
-        let (p, m) = (self.preconditioner_share, self.mean_share);
-        if !(p > 0.0 && m > 0.0 && p + m < 1.0) {
-            return Err(LearnError::InvalidSetting(format!(
-                "the eps shares must be positive with a sum below 1, got preconditioner {p}, mean {m}"
-            )));
-        }
-        self.covariance_learner().validate()?;
-        self.mean_learner(self.radius, 0.0).validate()
-    }
-
-    pub fn fit(&self, data: &DMatrix<f64>) -> Result<GaussianFit, LearnError> {
-        self.fit_with_progress(data, &mut |_, _| {})
-    }
-
-    /// Fit, reporting progress as `(step, sampler progress)`: steps `0..J` are the covariance's
-    /// (preconditioner, refinement stages), the mean's stages follow.
-    pub fn fit_with_progress(
-        &self,
-        data: &DMatrix<f64>,
-        progress: &mut dyn FnMut(usize, Progress),
-    ) -> Result<GaussianFit, LearnError> {
-        self.validate()?;
-        check_data(data)?;
-        let (n, d) = data.shape();
-        // Both plans are checked before any data-dependent computation.
-        let plan = self.plan(n, d)?;
-        let clock = Instant::now();
-        let cov = self
-            .covariance_learner()
-            .fit_with_progress(data, progress)?;
-        let sigma = DMatrix::from_fn(d, d, |i, k| cov.release.estimate[i][k]);
-        let w = spd_power(&sigma, -0.5);
-        let steps = 1 + plan.covariance.refinement.len();
-        let mean_learner = self.mean_learner(plan.whitened_radius, plan.widening);
-        // Records projected onto the public ball before whitening, so that the whitened
-        // records are finite and bounded whatever the input.
-        let projected = project_rows(data, &vec![0.0; d], plan.record_radius);
-        let mean = mean_learner
-            .fit_with_progress(&(projected * &w), &mut |j, p| progress(steps + j, p))?;
-        let half = spd_power(&sigma, 0.5);
-        let mu = &half * nalgebra::DVector::from_column_slice(&mean.release.estimate);
-
-        let mut diagnostics = cov.diagnostics;
-        diagnostics.extend(mean.diagnostics);
-        diagnostics.elapsed_s = clock.elapsed().as_secs_f64();
-        let mut stage_releases = cov.release.stage_releases;
-        stage_releases.extend(
-            mean.release
-                .stage_releases
-                .into_iter()
-                .map(|s| StageRelease {
-                    step: format!("{} (whitened)", s.step),
-                    ..s
-                }),
-        );
-        let accuracy = self.accuracy_bounds(&plan, n, d);
-        let estimate = GaussianEstimate {
-            mean: mu.iter().copied().collect(),
-            covariance: cov.release.estimate,
+        let privacy = Privacy {
+            epsilon: self.mean_share * self.privacy.epsilon,
+            beta: self.privacy.beta / 2.0,
+            seed: self.privacy.seed.map(|s| s.wrapping_add(1)),
+            ..self.privacy
         };
-        let release = Release {
-            estimate,
-            epsilon: self.epsilon,
-            delta: 0.0,
-            plan,
-            stage_releases,
-            accuracy,
-            guarantee: guarantee(self.epsilon),
-        };
-        Ok(Fit {
-            release,
-            diagnostics,
-        })
+        PrivateMean::new(privacy, radius).covariance_error(covariance_error)
     }
 
     /// The accuracy bounds of `plan` (for `n` records in `R^d`) with their assumptions: the
@@ -255,16 +159,47 @@ impl PrivateGaussian {
         let mean = AccuracyBound {
             metric: "|Sigma^-1/2 (mu_hat - mu)|_2".into(),
             bound: covered.map(|_| (1.0 + s).sqrt() * plan.mean.accuracy()),
-            probability: 1.0 - self.beta,
+            probability: 1.0 - self.privacy.beta,
             assumptions,
             basis: "the mean step's bound (MATH 5.1) in the frame of the covariance release, widened by the covariance's planned error".into(),
             unavailable,
         };
         vec![covariance, mean]
     }
+}
 
-    /// The public plan for `n` records in `R^d` (no data needed).
-    pub fn plan(&self, n: usize, d: usize) -> Result<GaussianPlan, LearnError> {
+impl Plan for GaussianPlan {
+    /// The covariance's steps, then the mean's.
+    fn steps(&self) -> usize {
+        self.covariance.steps() + self.mean.steps()
+    }
+}
+
+impl Learner for PrivateGaussian {
+    type Estimate = GaussianEstimate;
+    type Plan = GaussianPlan;
+
+    fn privacy(&self) -> Privacy {
+        self.privacy
+    }
+
+    fn with_privacy(self, privacy: Privacy) -> Self {
+        PrivateGaussian { privacy, ..self }
+    }
+
+    fn validate(&self) -> Result<(), LearnError> {
+        let (p, m) = (self.preconditioner_share, self.mean_share);
+        if !(p > 0.0 && m > 0.0 && p + m < 1.0) {
+            return Err(LearnError::InvalidSetting(format!(
+                "the eps shares must be positive with a sum below 1, got preconditioner {p}, mean {m}"
+            )));
+        }
+        self.privacy.validate()?;
+        self.covariance_learner().validate()?;
+        self.mean_learner(self.radius, 0.0).validate()
+    }
+
+    fn plan(&self, n: usize, d: usize) -> Result<GaussianPlan, LearnError> {
         self.validate()?;
         let covariance = self.covariance_learner().plan(n, d)?;
         // The covariance's planned operator error `s`: `Sigma_hat ⪰ (1 - s) Sigma ⪰ (1 - s) I`,
@@ -286,13 +221,73 @@ impl PrivateGaussian {
             )));
         }
         let mean = self.mean_learner(whitened_radius, widening).plan(n, d)?;
-        let record_radius = self.radius + self.kappa.sqrt() * clean_radius(n, d, self.beta / 8.0);
+        let record_radius =
+            self.radius + self.kappa.sqrt() * clean_radius(n, d, self.privacy.beta / 8.0);
         Ok(GaussianPlan {
             covariance,
             mean,
             whitened_radius,
             widening,
             record_radius,
+        })
+    }
+
+    /// Progress steps: the covariance's (preconditioner, refinement stages), then the mean's
+    /// stages.
+    fn fit_with_progress(
+        &self,
+        data: &DMatrix<f64>,
+        progress: &mut dyn FnMut(usize, Progress),
+    ) -> Result<GaussianFit, LearnError> {
+        self.validate()?;
+        check_data(data)?;
+        let (n, d) = data.shape();
+        // Both plans are checked before any data-dependent computation.
+        let plan = self.plan(n, d)?;
+        let clock = Instant::now();
+        let cov = self
+            .covariance_learner()
+            .fit_with_progress(data, progress)?;
+        let sigma = &cov.release.estimate;
+        let w = spd_power(sigma, -0.5);
+        let steps = plan.covariance.steps();
+        let mean_learner = self.mean_learner(plan.whitened_radius, plan.widening);
+        // Records projected onto the public ball before whitening, so that the whitened
+        // records are finite and bounded whatever the input.
+        let projected = project_rows(data, &vec![0.0; d], plan.record_radius);
+        let mean = mean_learner
+            .fit_with_progress(&(projected * &w), &mut |j, p| progress(steps + j, p))?;
+        let half = spd_power(sigma, 0.5);
+        let mu = &half * &mean.release.estimate;
+
+        let mut diagnostics = cov.diagnostics;
+        diagnostics.extend(mean.diagnostics);
+        diagnostics.elapsed_s = clock.elapsed().as_secs_f64();
+        let mut stage_releases = cov.release.stage_releases;
+        stage_releases.extend(
+            mean.release
+                .stage_releases
+                .into_iter()
+                .map(|s| StageRelease {
+                    step: format!("{} (whitened)", s.step),
+                    ..s
+                }),
+        );
+        let accuracy = self.accuracy_bounds(&plan, n, d);
+        let estimate = GaussianEstimate {
+            mean: mu,
+            covariance: cov.release.estimate,
+        };
+        let release = Release::pure(
+            estimate,
+            self.privacy.epsilon,
+            plan,
+            stage_releases,
+            accuracy,
+        );
+        Ok(Fit {
+            release,
+            diagnostics,
         })
     }
 }
@@ -305,7 +300,7 @@ mod tests {
     /// rejects sizes no stage can use.
     #[test]
     fn plan_without_data() {
-        let learner = PrivateGaussian::new(2.0).radius(10.0).kappa(100.0);
+        let learner = PrivateGaussian::new(Privacy::new(2.0), 10.0, 100.0);
         let plan = learner
             .plan(100_000, 5)
             .expect("a plan at the issue's size");
@@ -323,6 +318,10 @@ mod tests {
             learner.plan(20, 5),
             Err(LearnError::TooFewSamples(_))
         ));
-        assert!(PrivateGaussian::new(-1.0).plan(100_000, 5).is_err());
+        assert!(
+            PrivateGaussian::new(Privacy::new(-1.0), 10.0, 100.0)
+                .plan(100_000, 5)
+                .is_err()
+        );
     }
 }

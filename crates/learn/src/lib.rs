@@ -1,11 +1,18 @@
 //! Private, robust learners on the sum-of-squares exponential mechanism (MATH.md section 5).
 //!
+//! Every learner takes the shared settings [`Privacy`] and its priors, and implements
+//! [`Learner`]: a public [`Learner::plan`] from `(n, d)` alone and a [`Learner::fit`] that
+//! returns a [`Fit`], the public [`Release`] and the non-private [`Diagnostics`].
+//!
+//! - [`privacy`]: the shared settings (eps, corruption, beta, seed, sampler);
+//! - [`learner`]: the [`Learner`] and [`Plan`] traits;
 //! - [`mean`]: the private mean with identity covariance (5.1);
 //! - [`covariance`]: the private covariance: pairing, preconditioner and Frobenius refinement
 //!   (5.2, 5.3);
 //! - [`preconditioner`]: the staged additive preconditioner (5.2), with
 //!   [`frobenius_noise`], its noise law and operator-norm quantiles, and [`special`], the
 //!   chi-square and incomplete-gamma functions its plan needs;
+//! - [`io`]: the CSV reader of data files (one record per line);
 //! - [`gaussian`]: learning a Gaussian in total variation (5.4);
 //! - [`stage`]: one CM stage, shared by the mean and the refinement;
 //! - [`schedule`]: its data-independent stage plan;
@@ -17,8 +24,11 @@ pub mod covariance;
 pub mod error;
 pub mod frobenius_noise;
 pub mod gaussian;
+pub mod io;
+pub mod learner;
 pub mod mean;
 pub mod preconditioner;
+pub mod privacy;
 pub mod projection;
 pub mod release;
 pub mod schedule;
@@ -28,7 +38,10 @@ pub mod stage;
 pub use covariance::{CovarianceFit, CovariancePlan, CovarianceRelease, PrivateCovariance};
 pub use error::LearnError;
 pub use gaussian::{GaussianEstimate, GaussianFit, GaussianPlan, GaussianRelease, PrivateGaussian};
+pub use learner::{Learner, Plan};
 pub use mean::{MeanFit, MeanRelease, PrivateMean, check_data};
 pub use preconditioner::{PreconditionerPlan, PreconditionerSettings};
-pub use release::{AccuracyBound, Diagnostics, Fit, NonPrivate, Release, StageRelease};
+pub use privacy::Privacy;
+pub use release::{AccuracyBound, Diagnostics, Estimate, Fit, NonPrivate, Release, StageRelease};
 pub use schedule::{Constants, Schedule};
+pub use sosdp_sampler::{Progress, SamplerKind};

@@ -12,15 +12,14 @@
 //! [`Diagnostics`] (anchor scores, sampler records, times) that depend on the data and are
 //! **not** covered by the guarantee ([`crate::release`]).
 use crate::LearnError;
-use crate::error::check_privacy_settings;
+use crate::learner::{Learner, Plan};
+use crate::privacy::{Privacy, seeded_rng};
 use crate::projection::project_rows;
-use crate::release::{
-    AccuracyBound, Diagnostics, Fit, Release, StageRelease, StepDiagnostics, guarantee,
-};
+use crate::release::{AccuracyBound, Diagnostics, Fit, Release, StageRelease, StepDiagnostics};
 use crate::schedule::{Constants, Schedule, schedule};
-use crate::stage::{CmStage, run_cm_stage, seeded_rng};
-use nalgebra::DMatrix;
-use sosdp_sampler::{Progress, SamplerKind};
+use crate::stage::{CmStage, run_cm_stage};
+use nalgebra::{DMatrix, DVector};
+use sosdp_sampler::Progress;
 use std::time::Instant;
 
 /// Check a dataset (one record per row): non-empty, every value finite.
@@ -38,71 +37,35 @@ pub fn check_data(data: &DMatrix<f64>) -> Result<(), LearnError> {
     Ok(())
 }
 
-/// Builder of the private mean: `PrivateMean::new(eps).radius(r).corruption(eta0).beta(b)
-/// .seed(s).fit(&data)`.
+/// The private mean: `PrivateMean::new(Privacy::new(eps).corruption(eta0), radius)` for
+/// records from `N(mu, I)` with the prior `|mu| <= radius`; then [`Learner::plan`] and
+/// [`Learner::fit`].
 #[derive(Clone, Debug)]
 pub struct PrivateMean {
-    epsilon: f64,
+    privacy: Privacy,
     radius: f64,
-    corruption: f64,
-    beta: f64,
-    seed: Option<u64>,
-    sampler: SamplerKind,
     constants: Constants,
     covariance_error: f64,
 }
 
 /// The fit of the private mean: the public [`MeanRelease`] and non-private diagnostics.
-pub type MeanFit = Fit<Vec<f64>, Schedule>;
+pub type MeanFit = Fit<DVector<f64>, Schedule>;
 
 /// The public release of the private mean: the estimate, eps, delta = 0, the stage plan, the
 /// stage releases, the accuracy bound with its assumptions and the guarantee.
-pub type MeanRelease = Release<Vec<f64>, Schedule>;
+pub type MeanRelease = Release<DVector<f64>, Schedule>;
 
 impl PrivateMean {
-    /// Defaults: `R = 10`, corruption bound 0, `beta = 0.05`, fresh OS randomness, slice
-    /// sampler, the calibrated constants.
-    pub fn new(epsilon: f64) -> Self {
+    /// The private mean with the shared settings `privacy` and the prior bound
+    /// `|mu| <= radius` (`R > 0`, at most [`Constants::max_radius`]); the calibrated constants,
+    /// identity covariance.
+    pub fn new(privacy: Privacy, radius: f64) -> Self {
         PrivateMean {
-            epsilon,
-            radius: 10.0,
-            corruption: 0.0,
-            beta: 0.05,
-            seed: None,
-            sampler: SamplerKind::Slice,
+            privacy,
+            radius,
             constants: Constants::default(),
             covariance_error: 0.0,
         }
-    }
-
-    /// The prior bound `||mu|| <= R`.
-    pub fn radius(mut self, radius: f64) -> Self {
-        self.radius = radius;
-        self
-    }
-
-    /// The corruption fraction `eta0` the estimate must tolerate, in `[0, 0.5)`.
-    pub fn corruption(mut self, eta0: f64) -> Self {
-        self.corruption = eta0;
-        self
-    }
-
-    /// Failure probability of the accuracy guarantee, in `(0, 1)`.
-    pub fn beta(mut self, beta: f64) -> Self {
-        self.beta = beta;
-        self
-    }
-
-    /// A fixed seed (reproducible releases; for experiments only: a published release should
-    /// use fresh randomness, the default).
-    pub fn seed(mut self, seed: u64) -> Self {
-        self.seed = Some(seed);
-        self
-    }
-
-    pub fn sampler(mut self, sampler: SamplerKind) -> Self {
-        self.sampler = sampler;
-        self
     }
 
     /// For records whitened by an estimated covariance (MATH.md 5.4 step 4): a public bound
@@ -112,19 +75,68 @@ impl PrivateMean {
         self
     }
 
+    /// The schedule's constants (default: the calibrated [`Constants::default`]).
     pub fn constants(mut self, constants: Constants) -> Self {
         self.constants = constants;
         self
     }
 
-    /// The privacy parameter of the whole fit.
-    pub fn epsilon(&self) -> f64 {
-        self.epsilon
+    /// The plan for validated settings.
+    fn schedule(&self, n: usize, d: usize) -> Result<Schedule, LearnError> {
+        let p = &self.privacy;
+        schedule(n, d, p.epsilon, self.radius, p.corruption, p.beta, self.covariance_error, &self.constants).ok_or_else(|| {
+            LearnError::TooFewSamples(format!(
+                "with n = {n} records in dimension {d}, eps = {}, R = {} and corruption {} no stage improves on the prior radius",
+                p.epsilon, self.radius, p.corruption
+            ))
+        })
     }
 
-    /// Check the settings (no data needed).
-    pub fn validate(&self) -> Result<(), LearnError> {
-        check_privacy_settings(self.epsilon, self.corruption, self.beta)?;
+    /// The final accuracy bound of `plan` with the assumptions it rests on.
+    pub fn accuracy_bound(&self, plan: &Schedule) -> AccuracyBound {
+        let mut assumptions = vec![
+            if self.covariance_error > 0.0 {
+                format!(
+                    "the uncorrupted records are i.i.d. Gaussian with |Cov - I|_op <= {}",
+                    self.covariance_error
+                )
+            } else {
+                "the uncorrupted records are i.i.d. N(mu, I): identity covariance".to_string()
+            },
+            format!("|mu| <= R = {} (the prior)", self.radius),
+        ];
+        assumptions.push(self.privacy.corruption_assumption());
+        AccuracyBound {
+            metric: "|mu_hat - mu|_2".into(),
+            bound: Some(plan.accuracy()),
+            probability: 1.0 - self.privacy.beta,
+            assumptions,
+            basis: "MATH 2.1 property 3 with calibrated constants (docs/calibration.md), for the exact mechanism".into(),
+            unavailable: None,
+        }
+    }
+}
+
+impl Plan for Schedule {
+    fn steps(&self) -> usize {
+        self.stages.len()
+    }
+}
+
+impl Learner for PrivateMean {
+    type Estimate = DVector<f64>;
+    type Plan = Schedule;
+
+    fn privacy(&self) -> Privacy {
+        self.privacy
+    }
+
+    fn with_privacy(self, privacy: Privacy) -> Self {
+        PrivateMean { privacy, ..self }
+    }
+
+    fn validate(&self) -> Result<(), LearnError> {
+        self.privacy.validate()?;
         if !(self.radius.is_finite() && self.radius > 0.0) {
             return Err(LearnError::Radius(self.radius));
         }
@@ -144,29 +156,12 @@ impl PrivateMean {
         Ok(())
     }
 
-    /// The public plan for `n` records in `R^d` (no data needed).
-    pub fn plan(&self, n: usize, d: usize) -> Result<Schedule, LearnError> {
+    fn plan(&self, n: usize, d: usize) -> Result<Schedule, LearnError> {
         self.validate()?;
         self.schedule(n, d)
     }
 
-    /// The plan for validated settings.
-    fn schedule(&self, n: usize, d: usize) -> Result<Schedule, LearnError> {
-        schedule(n, d, self.epsilon, self.radius, self.corruption, self.beta, self.covariance_error, &self.constants).ok_or_else(|| {
-            LearnError::TooFewSamples(format!(
-                "with n = {n} records in dimension {d}, eps = {}, R = {} and corruption {} no stage improves on the prior radius",
-                self.epsilon, self.radius, self.corruption
-            ))
-        })
-    }
-
-    /// Fit on `data` (one record per row).
-    pub fn fit(&self, data: &DMatrix<f64>) -> Result<MeanFit, LearnError> {
-        self.fit_with_progress(data, &mut |_, _| {})
-    }
-
-    /// Fit, reporting progress as `(stage, sampler progress)`.
-    pub fn fit_with_progress(
+    fn fit_with_progress(
         &self,
         data: &DMatrix<f64>,
         progress: &mut dyn FnMut(usize, Progress),
@@ -176,7 +171,7 @@ impl PrivateMean {
         check_data(data)?;
         let plan = self.schedule(n, d)?;
         let clock = Instant::now();
-        let mut rng = seeded_rng(self.seed)?;
+        let mut rng = seeded_rng(self.privacy.seed)?;
         let mut centre = vec![0.0; d];
         let mut stage_releases = Vec::with_capacity(plan.stages.len());
         let mut diagnostics = Diagnostics::default();
@@ -188,7 +183,7 @@ impl PrivateMean {
                 radius: stage.radius,
                 gamma: stage.gamma,
                 epsilon: stage.epsilon,
-                sampler: self.sampler,
+                sampler: self.privacy.sampler,
             };
             let out = run_cm_stage(&projected, &cm, None, &mut rng, &mut |p| progress(j, p))?;
             let step = format!("mean stage {}", j + 1);
@@ -204,49 +199,16 @@ impl PrivateMean {
         }
         diagnostics.elapsed_s = clock.elapsed().as_secs_f64();
         let accuracy = vec![self.accuracy_bound(&plan)];
-        let release = Release {
-            estimate: centre,
-            epsilon: self.epsilon,
-            delta: 0.0,
+        let release = Release::pure(
+            DVector::from_vec(centre),
+            self.privacy.epsilon,
             plan,
             stage_releases,
             accuracy,
-            guarantee: guarantee(self.epsilon),
-        };
+        );
         Ok(Fit {
             release,
             diagnostics,
         })
-    }
-
-    /// The final accuracy bound of `plan` with the assumptions it rests on.
-    pub fn accuracy_bound(&self, plan: &Schedule) -> AccuracyBound {
-        let mut assumptions = vec![
-            if self.covariance_error > 0.0 {
-                format!(
-                    "the uncorrupted records are i.i.d. Gaussian with |Cov - I|_op <= {}",
-                    self.covariance_error
-                )
-            } else {
-                "the uncorrupted records are i.i.d. N(mu, I): identity covariance".to_string()
-            },
-            format!("|mu| <= R = {} (the prior)", self.radius),
-        ];
-        assumptions.push(if self.corruption > 0.0 {
-            format!(
-                "at most a fraction {} of the records replaced arbitrarily",
-                self.corruption
-            )
-        } else {
-            "no corrupted records (corruption 0)".to_string()
-        });
-        AccuracyBound {
-            metric: "|mu_hat - mu|_2".into(),
-            bound: Some(plan.accuracy()),
-            probability: 1.0 - self.beta,
-            assumptions,
-            basis: "MATH 2.1 property 3 with calibrated constants (docs/calibration.md), for the exact mechanism".into(),
-            unavailable: None,
-        }
     }
 }

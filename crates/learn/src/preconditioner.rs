@@ -86,6 +86,7 @@ impl Default for PreconditionerSettings {
 /// One planned stage.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct PreconditionerStage {
+    /// The stage's share `eps_j` of eps.
     pub epsilon: f64,
     /// The noise's scale `Delta_F / eps_j`.
     pub noise_scale: f64,
@@ -102,6 +103,7 @@ pub struct PreconditionerStage {
 pub struct PreconditionerPlan {
     /// The prior `K` (`I ⪯ Sigma ⪯ K I`): the first frame is `U_0 = K I`.
     pub prior: f64,
+    /// The preconditioner's share of eps.
     pub epsilon: f64,
     /// The failure probability the plan's event is allowed.
     pub beta: f64,
@@ -111,12 +113,15 @@ pub struct PreconditionerPlan {
     pub lambda: f64,
     /// `Delta_F = sqrt 2 lambda / m`.
     pub sensitivity: f64,
-    /// `zeta`, `clip_bias` and the corruption's loss `eta_p (1 + 2 log(1 / eta_p))`, whose
-    /// sum is the slack `b`.
+    /// The sampling term `zeta` of the slack `b`.
     pub sampling_slack: f64,
+    /// The clipping term of the slack `b`.
     pub clip_bias: f64,
+    /// The corruption's loss `eta_p (1 + 2 log(1 / eta_p))`, the last term of the slack `b`.
     pub corruption_loss: f64,
+    /// The slack `b = zeta + clip_bias + corruption_loss`.
     pub slack: f64,
+    /// The stages, in order.
     pub stages: Vec<PreconditionerStage>,
     /// `kappa_J`: `Sigma ⪯ U_J ⪯ kappa_J Sigma` with probability `1 - beta`.
     pub kappa: f64,

@@ -12,7 +12,8 @@
 //! guarantee, so their type does not implement `Serialize`: the only way to serialise them is
 //! [`Diagnostics::non_private`], whose output is marked non-private. A [`Fit`] (release plus
 //! diagnostics) does not serialise either; publish `fit.release`.
-use serde::Serialize;
+use nalgebra::{DMatrix, DVector};
+use serde::{Serialize, Serializer};
 use sosdp_sampler::ReleaseRecord;
 
 /// The guarantee line of every release for a total `epsilon` (MATH.md 4.7).
@@ -47,28 +48,90 @@ pub struct AccuracyBound {
 pub struct StageRelease {
     /// The step, e.g. `"mean stage 2"` or `"refinement 1 (svec, whitened)"`.
     pub step: String,
+    /// The stage's release (for a covariance refinement, the `svec` of the whitened matrix).
     pub release: Vec<f64>,
+}
+
+/// An estimate as a release writes it: a vector as a JSON list, a matrix as a list of its rows.
+pub trait Estimate {
+    /// Serialise the estimate (vectors as lists, matrices row by row).
+    fn serialize_estimate<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error>;
+}
+
+impl Estimate for DVector<f64> {
+    fn serialize_estimate<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serialize_vector(self, serializer)
+    }
+}
+
+impl Estimate for DMatrix<f64> {
+    fn serialize_estimate<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serialize_rows(self, serializer)
+    }
+}
+
+/// A vector as a JSON list `[v_1, ..., v_d]`.
+pub fn serialize_vector<S: Serializer>(v: &DVector<f64>, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.collect_seq(v.iter())
+}
+
+/// A matrix as the list of its rows `[[a_11, ..., a_1d], ...]`.
+pub fn serialize_rows<S: Serializer>(m: &DMatrix<f64>, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.collect_seq(
+        m.row_iter()
+            .map(|row| row.iter().copied().collect::<Vec<f64>>()),
+    )
 }
 
 /// The public release of a fit: estimate `E` and public plan `P`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(bound(serialize = "E: Estimate, P: Serialize"))]
 pub struct Release<E, P> {
+    /// The estimate (vectors as lists, matrices as lists of rows).
+    #[serde(serialize_with = "Estimate::serialize_estimate")]
     pub estimate: E,
+    /// The privacy parameter of the whole fit.
     pub epsilon: f64,
     /// Always 0: pure differential privacy.
     pub delta: f64,
     /// The public plan, computed from the public inputs before the data were read.
     pub plan: P,
+    /// The intermediate releases, in the order they were drawn.
     pub stage_releases: Vec<StageRelease>,
+    /// The accuracy bounds of the estimate with the assumptions they rest on.
     pub accuracy: Vec<AccuracyBound>,
+    /// The guarantee of the release ([`guarantee`]).
     pub guarantee: String,
+}
+
+impl<E, P> Release<E, P> {
+    /// The release of a pure `epsilon`-DP fit: `delta = 0` and the [`guarantee`] line.
+    pub(crate) fn pure(
+        estimate: E,
+        epsilon: f64,
+        plan: P,
+        stage_releases: Vec<StageRelease>,
+        accuracy: Vec<AccuracyBound>,
+    ) -> Self {
+        Release {
+            estimate,
+            epsilon,
+            delta: 0.0,
+            plan,
+            stage_releases,
+            accuracy,
+            guarantee: guarantee(epsilon),
+        }
+    }
 }
 
 /// Data-dependent diagnostics of one step: its sampler's record (levels visited, oracle
 /// calls, anchor score, timings). Not private.
 #[derive(Clone, Debug)]
 pub struct StepDiagnostics {
+    /// The step, named as in the release's stage releases.
     pub step: String,
+    /// The sampler's record of the step.
     pub record: ReleaseRecord,
 }
 
@@ -76,6 +139,7 @@ pub struct StepDiagnostics {
 /// `Serialize`: see [`Diagnostics::non_private`].
 #[derive(Clone, Debug, Default)]
 pub struct Diagnostics {
+    /// One entry per mechanism step, in order.
     pub steps: Vec<StepDiagnostics>,
     /// Wall-clock seconds of the fit (a timing side channel: not private).
     pub elapsed_s: f64,
@@ -108,15 +172,20 @@ impl Diagnostics {
 /// The serialisable, marked view of [`Diagnostics`].
 #[derive(Debug, Serialize)]
 pub struct NonPrivate<'a> {
+    /// The non-private marker.
     pub warning: &'static str,
+    /// Wall-clock seconds of the fit.
     pub elapsed_s: f64,
+    /// The steps' records.
     pub steps: Vec<NonPrivateStep<'a>>,
 }
 
 /// One step of [`NonPrivate`].
 #[derive(Debug, Serialize)]
 pub struct NonPrivateStep<'a> {
+    /// The step's name.
     pub step: &'a str,
+    /// The sampler's record of the step.
     pub record: &'a ReleaseRecord,
 }
 
@@ -124,6 +193,8 @@ pub struct NonPrivateStep<'a> {
 /// `release`.
 #[derive(Clone, Debug)]
 pub struct Fit<E, P> {
+    /// The public release.
     pub release: Release<E, P>,
+    /// The non-private diagnostics.
     pub diagnostics: Diagnostics,
 }

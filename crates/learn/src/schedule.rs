@@ -34,21 +34,16 @@ pub struct Constants {
     pub rho_scale: f64,
     /// The radius floor: `floor_scale * sqrt(d / n)`.
     pub floor_scale: f64,
+    /// The largest number of stages `J` a schedule may have.
     pub max_stages: usize,
     /// The largest prior radius `R` the stages accept, in units of the records' standard
-    /// deviation: the first stage's `Gamma = (1 + delta_n + R^2) I` must stay within the range
-    /// where the solves still resolve unit-variance data in double precision. Measured on 2000
-    /// records of N(1, I_5) (every input also with one record at 1e10 or -1e300, or all records
-    /// identical): R = 3000 and 1e4 release, R = 3e4 and above fail in the first stage's solves.
-    /// Default 3000; a larger prior must be reduced first (centre the data at a public guess).
+    /// deviation (default 3000): the first stage's `Gamma = (1 + delta_n + R^2) I` must stay in
+    /// the range where the solves resolve unit-variance data in double precision. A larger prior
+    /// must be reduced first (centre the data at a public guess of the mean).
     pub max_radius: f64,
-    /// The largest covariance prior `K` (`I ⪯ Sigma ⪯ K I`) the covariance learner accepts.
-    /// Measured on 6000 records of N(0, diag(1, 4, 9)) (and with a record at -1e300, with all
-    /// records identical, with one at 1e12 among 20000): `K = 1e6` releases in 2-17 s; `K = 1e8`
-    /// ran past 200 s in the preconditioner (measured with the SP-mechanism preconditioner this
-    /// crate used before the staged one; the staged preconditioner's plan grows `kappa_J` with
-    /// `K`, and its worst-case bound is then null: keep `K` as small as the data allow).
-    /// Default `1e6`.
+    /// The largest covariance prior `K` (`I ⪯ Sigma ⪯ K I`) the covariance learner accepts
+    /// (default `1e6`): the preconditioner's running time and its `kappa_J` grow with `K`, so
+    /// keep `K` as small as the data allow.
     pub max_kappa: f64,
     /// Fewest stages whose final radius is within `1 + stage_tolerance` of the best.
     pub stage_tolerance: f64,
@@ -73,6 +68,7 @@ impl Default for Constants {
 /// One planned stage.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct PlannedStage {
+    /// The stage's share `eps / J` of eps.
     pub epsilon: f64,
     /// Radius of the stage's domain ball.
     pub radius: f64,
@@ -96,7 +92,9 @@ pub struct PlannedStage {
 /// The whole plan.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Schedule {
+    /// The sampling slack `delta_n` of every stage's `Gamma`.
     pub delta_n: f64,
+    /// The stages, in order.
     pub stages: Vec<PlannedStage>,
 }
 

@@ -5,8 +5,7 @@
 //! lifted points.
 use crate::LearnError;
 use nalgebra::DMatrix;
-use rand::rngs::StdRng;
-use rand::{Rng, SeedableRng};
+use rand::Rng;
 use sosdp_sampler::{
     Ball, ConvexBody, Domain, Ellipsoid, Intersection, MechanismSettings, Progress, Release,
     SamplerKind, Start, release,
@@ -15,11 +14,15 @@ use sosdp_score::{BallDomain, CertifiedMean, FastCm};
 
 /// The public parameters of a CM stage.
 pub struct CmStage<'a> {
+    /// The centre `c` of the stage's ball and of the score.
     pub centre: &'a [f64],
+    /// The radius `r` of the ball `B(c, r)`.
     pub radius: f64,
     /// `Gamma = gamma I`.
     pub gamma: f64,
+    /// The stage's share of eps.
     pub epsilon: f64,
+    /// The sampling path.
     pub sampler: SamplerKind,
 }
 
@@ -60,13 +63,4 @@ pub fn run_cm_stage<R: Rng + ?Sized>(
     let mut settings = MechanismSettings::new(stage.epsilon, dim)?;
     settings.sampler = stage.sampler;
     Ok(release(&oracle, &domain, &start, &settings, rng, progress)?)
-}
-
-/// The learners' randomness: seeded (experiments) or from the OS (releases).
-pub fn seeded_rng(seed: Option<u64>) -> Result<StdRng, LearnError> {
-    match seed {
-        Some(s) => Ok(StdRng::seed_from_u64(s)),
-        None => StdRng::try_from_rng(&mut rand::rngs::SysRng)
-            .map_err(|e| LearnError::InvalidSetting(format!("no OS randomness: {e}"))),
-    }
 }

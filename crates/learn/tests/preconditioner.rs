@@ -253,6 +253,8 @@ fn frame_dominates_the_covariance() {
     for stage in &mut broken.stages {
         stage.nu = 0.0;
     }
+    /// Replaces some of the records in place.
+    type Corruption = Box<dyn Fn(&mut DMatrix<f64>)>;
     let mut broken_failures = 0;
     for seed in 0..12u64 {
         let mut rng = StdRng::seed_from_u64(10 + seed);
@@ -264,7 +266,7 @@ fn frame_dominates_the_covariance() {
         let count = (eta * n as f64).round() as usize;
         let unit = thin.normalize();
         let far_point = &thin * 15.0;
-        let cases: [(&str, &PreconditionerPlan, Box<dyn Fn(&mut DMatrix<f64>)>); 3] = [
+        let cases: [(&str, &PreconditionerPlan, Corruption); 3] = [
             ("clean", &plan, Box::new(|_: &mut DMatrix<f64>| {})),
             (
                 "far",

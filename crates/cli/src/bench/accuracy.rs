@@ -12,7 +12,7 @@ use sosdp_eval::{
     Adversary, ClippedLaplaceMean, CoinPressMean, CoordinateMedian, EmpiricalMean, FilterMean,
     MeanEstimator, l2_error, quantile,
 };
-use sosdp_learn::PrivateMean;
+use sosdp_learn::{Learner, Privacy, PrivateMean};
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -146,9 +146,10 @@ pub fn run(args: &AccuracyArgs) -> Result<(), CliError> {
     if args.replot {
         return report(args, &read_rows(&args.out.join("accuracy.csv"))?);
     }
-    let sosdp = PrivateMean::new(args.epsilon)
-        .radius(args.radius)
-        .corruption(args.corruption);
+    let sosdp = PrivateMean::new(
+        Privacy::new(args.epsilon).corruption(args.corruption),
+        args.radius,
+    );
     for &n in &args.ns {
         sosdp
             .plan(n, args.dim)
@@ -187,7 +188,7 @@ pub fn run(args: &AccuracyArgs) -> Result<(), CliError> {
                 };
                 let row = Row {
                     method: method.name(),
-                    privacy: method.privacy().to_string(),
+                    privacy: method.guarantee().to_string(),
                     dim: args.dim,
                     n,
                     rep,

@@ -27,7 +27,7 @@ use sosdp_eval::{
     mahalanobis_error, quantile, spectral_error,
 };
 use sosdp_learn::covariance::spd_power;
-use sosdp_learn::{PrivateCovariance, PrivateGaussian};
+use sosdp_learn::{Learner as _, Privacy, PrivateCovariance, PrivateGaussian};
 use std::fmt::Write as _;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::PathBuf;
@@ -177,11 +177,6 @@ type Estimate = (DMatrix<f64>, Option<Vec<f64>>);
 /// A method run on one dataset with a seed; an error is its message.
 type RunFn = Box<dyn Fn(&DMatrix<f64>, u64) -> Result<Estimate, String>>;
 
-fn matrix(rows: &[Vec<f64>]) -> DMatrix<f64> {
-    let d = rows.len();
-    DMatrix::from_fn(d, d, |i, j| rows[i].get(j).copied().unwrap_or(f64::NAN))
-}
-
 /// One method on one dataset.
 struct Method {
     name: String,
@@ -198,28 +193,23 @@ fn methods(args: &CovarianceArgs) -> Vec<Method> {
             name: format!("sosdp PrivateGaussian (eps = {eps})"),
             privacy: format!("pure eps = {eps}"),
             run: Box::new(move |data, seed| {
-                let fit = PrivateGaussian::new(eps)
-                    .radius(radius)
-                    .kappa(kappa)
-                    .corruption(eta)
-                    .seed(seed)
+                let privacy = Privacy::new(eps).corruption(eta).seed(seed);
+                let fit = PrivateGaussian::new(privacy, radius, kappa)
                     .fit(data)
                     .map_err(|e| e.to_string())?;
                 let estimate = fit.release.estimate;
-                Ok((matrix(&estimate.covariance), Some(estimate.mean)))
+                Ok((estimate.covariance, Some(estimate.mean.as_slice().to_vec())))
             }),
         },
         Learner::Covariance => Method {
             name: format!("sosdp PrivateCovariance (eps = {eps})"),
             privacy: format!("pure eps = {eps}"),
             run: Box::new(move |data, seed| {
-                let fit = PrivateCovariance::new(eps)
-                    .kappa(kappa)
-                    .corruption(eta)
-                    .seed(seed)
+                let privacy = Privacy::new(eps).corruption(eta).seed(seed);
+                let fit = PrivateCovariance::new(privacy, kappa)
                     .fit(data)
                     .map_err(|e| e.to_string())?;
-                Ok((matrix(&fit.release.estimate), None))
+                Ok((fit.release.estimate, None))
             }),
         },
     };

@@ -14,9 +14,8 @@ mod covariance;
 mod runtime;
 mod score;
 
-pub use score::{
-    ScoreBenchArgs, ScoreInstance, chord_seed, median, theta_seed, unit_vector, walk_seed,
-};
+use score::ScoreBenchArgs;
+pub use score::{ScoreInstance, chord_seed, median, theta_seed, unit_vector, walk_seed};
 
 use crate::CliError;
 use clap::Subcommand;
@@ -28,7 +27,7 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Subcommand)]
-pub enum BenchCommand {
+pub(crate) enum BenchCommand {
     /// Time the fast CM backend against the clarabel reference; prints one JSON line.
     Score(ScoreBenchArgs),
     /// Time one private-mean fit and one score evaluation against dimension (CSV + plot).
@@ -40,7 +39,7 @@ pub enum BenchCommand {
     Covariance(covariance::CovarianceArgs),
 }
 
-pub fn run(command: &BenchCommand) -> Result<(), CliError> {
+pub(crate) fn run(command: &BenchCommand) -> Result<(), CliError> {
     match command {
         BenchCommand::Score(args) => score::run(args),
         BenchCommand::Runtime(args) => runtime::run(args),

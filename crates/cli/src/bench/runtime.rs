@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use sosdp_eval::calibration::Case;
 use sosdp_eval::plot::{Figure, Series, SeriesLabelPosition, growth_exponent};
 use sosdp_eval::{Adversary, l2_error, quantile};
-use sosdp_learn::PrivateMean;
+use sosdp_learn::{Learner, Privacy, PrivateMean};
 use sosdp_score::{FastCm, ScoreOracle};
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -175,9 +175,10 @@ fn report(args: &RuntimeArgs, rows: &[Row]) -> Result<(), CliError> {
 }
 
 fn learner(args: &RuntimeArgs) -> PrivateMean {
-    PrivateMean::new(args.epsilon)
-        .radius(RADIUS)
-        .corruption(args.corruption)
+    PrivateMean::new(
+        Privacy::new(args.epsilon).corruption(args.corruption),
+        RADIUS,
+    )
 }
 
 fn fit(args: &RuntimeArgs, d: usize, rep: usize, seed: u64) -> Row {
@@ -198,11 +199,13 @@ fn fit(args: &RuntimeArgs, d: usize, rep: usize, seed: u64) -> Row {
     };
     let data = case.sample(seed).data;
     let start = Instant::now();
-    let result = learner(args).seed(seed).fit(&data);
+    let learner = learner(args);
+    let privacy = learner.privacy().seed(seed);
+    let result = learner.with_privacy(privacy).fit(&data);
     let seconds = start.elapsed().as_secs_f64();
     let (error, status) = match result {
         Ok(fit) => (
-            Some(l2_error(&fit.release.estimate, &case.mean())),
+            Some(l2_error(fit.release.estimate.as_slice(), &case.mean())),
             "ok".into(),
         ),
         Err(e) => (None, e.to_string()),

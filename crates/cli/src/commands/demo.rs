@@ -9,15 +9,14 @@
 //!   (2000 draws of N(mu, I_5), 5% replaced by a tight cluster at distance 5 along the first
 //!   axis), next to the baselines of MATH.md 6 on the same data.
 use crate::CliError;
-use crate::input::{Header, parse_matrix};
-use nalgebra::DMatrix;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use sosdp_eval::{ClippedLaplaceMean, CoordinateMedian, EmpiricalMean, MeanEstimator};
 use sosdp_eval::{
     covariance_sample, frobenius_error, l2_error, mahalanobis_error, tv_bound, tv_monte_carlo,
 };
-use sosdp_learn::{PrivateGaussian, PrivateMean};
+use sosdp_learn::io::{Header, parse_matrix};
+use sosdp_learn::{Learner, Privacy, PrivateGaussian, PrivateMean};
 
 /// The embedded dataset: 2000 rows, 5 columns, with a header row.
 pub const DEMO_CSV: &str = include_str!("../../data/demo.csv");
@@ -68,11 +67,7 @@ fn run_gaussian() -> Result<(), CliError> {
     println!(
         "  learner : eps = {eps} (pure DP, delta = 0), prior |mu| <= R = {RADIUS}, I ⪯ Sigma ⪯ 100 I, corruption bound {eta}, seed {SEED}"
     );
-    let learner = PrivateGaussian::new(eps)
-        .radius(RADIUS)
-        .kappa(100.0)
-        .corruption(eta)
-        .seed(SEED);
+    let learner = PrivateGaussian::new(Privacy::new(eps).corruption(eta).seed(SEED), RADIUS, 100.0);
     let bar = super::progress_bar();
     let fit = learner
         .fit_with_progress(&s.data, &mut |step, p| {
@@ -87,7 +82,7 @@ fn run_gaussian() -> Result<(), CliError> {
         .map_err(|e| CliError::Invalid(e.to_string()))?;
     bar.finish_and_clear();
     let (release, est) = (&fit.release, &fit.release.estimate);
-    let sigma_hat = DMatrix::from_fn(d, d, |i, k| est.covariance[i][k]);
+    let (mu_hat, sigma_hat) = (est.mean.as_slice(), &est.covariance);
     let plan = &release.plan;
     println!();
     println!(
@@ -96,26 +91,19 @@ fn run_gaussian() -> Result<(), CliError> {
     );
     println!(
         "  errors      : |Sigma^-1/2 (mu_hat - mu)| = {:.4}",
-        mahalanobis_error(&est.mean, &s.mean, &s.covariance)
+        mahalanobis_error(mu_hat, &s.mean, &s.covariance)
     );
     println!(
         "                |Sigma^-1/2 Sigma_hat Sigma^-1/2 - I|_F = {:.4}",
-        frobenius_error(&sigma_hat, &s.covariance)
+        frobenius_error(sigma_hat, &s.covariance)
     );
-    let (tv, tv_se) = tv_monte_carlo(
-        &s.mean,
-        &s.covariance,
-        &est.mean,
-        &sigma_hat,
-        TV_SAMPLES,
-        SEED,
-    );
+    let (tv, tv_se) = tv_monte_carlo(&s.mean, &s.covariance, mu_hat, sigma_hat, TV_SAMPLES, SEED);
     println!(
         "                TV(N(mu, Sigma), N(mu_hat, Sigma_hat)) = {tv:.4} +- {tv_se:.4} (Monte Carlo, {TV_SAMPLES} draws)"
     );
     println!(
         "                                                      <= {:.4} (Pinsker)",
-        tv_bound(&s.mean, &s.covariance, &est.mean, &sigma_hat)
+        tv_bound(&s.mean, &s.covariance, mu_hat, sigma_hat)
     );
     println!(
         "  eps         : {} spent = {:.3} preconditioner + {:.3} refinement + {:.3} mean; delta = 0",
@@ -149,10 +137,10 @@ fn run_mean() -> Result<(), CliError> {
         "  learner : eps = {EPSILON} (pure DP, delta = 0), prior |mu| <= R = {RADIUS}, corruption bound {DEMO_CORRUPTION}, seed {SEED}"
     );
 
-    let learner = PrivateMean::new(EPSILON)
-        .radius(RADIUS)
-        .corruption(DEMO_CORRUPTION)
-        .seed(SEED);
+    let learner = PrivateMean::new(
+        Privacy::new(EPSILON).corruption(DEMO_CORRUPTION).seed(SEED),
+        RADIUS,
+    );
     let plan = learner
         .plan(n, d)
         .map_err(|e| CliError::Invalid(e.to_string()))?;
@@ -190,7 +178,7 @@ fn run_mean() -> Result<(), CliError> {
     );
     println!(
         "  error   : |mu_hat - mu| = {:.4}",
-        l2_error(&release.estimate, &DEMO_MEAN)
+        l2_error(release.estimate.as_slice(), &DEMO_MEAN)
     );
     println!(
         "  eps     : {} spent (stages: {:?}), delta = {}",
@@ -223,7 +211,7 @@ fn run_mean() -> Result<(), CliError> {
             "  {:<36} {:>14.4}   {}",
             b.name(),
             l2_error(&est, &DEMO_MEAN),
-            b.privacy()
+            b.guarantee()
         );
     }
     Ok(())

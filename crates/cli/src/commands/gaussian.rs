@@ -4,7 +4,7 @@
 //! "stage_releases": [...], "accuracy": [...], "guarantee": "..."}`, where the estimate is the
 //! covariance (rows) or `{"mean": [...], "covariance": [[...]]}`. `--diagnostics FILE` writes
 //! the non-private diagnostics to a separate file.
-use super::{LearnerArgs, emit_fit, validate_read_fit};
+use super::{LearnerArgs, run_learner};
 use crate::CliError;
 use clap::Args;
 use sosdp_learn::{PrivateCovariance, PrivateGaussian};
@@ -24,12 +24,14 @@ pub struct CommonArgs {
     kappa: f64,
 }
 
+/// The arguments of `sosdp covariance`.
 #[derive(Debug, Args)]
 pub struct CovarianceArgs {
     #[command(flatten)]
     common: CommonArgs,
 }
 
+/// The arguments of `sosdp gaussian`.
 #[derive(Debug, Args)]
 pub struct GaussianArgs {
     #[command(flatten)]
@@ -39,39 +41,16 @@ pub struct GaussianArgs {
     radius: f64,
 }
 
+/// Run `sosdp covariance`.
 pub fn run_covariance(args: &CovarianceArgs) -> Result<(), CliError> {
-    let a = &args.common.learner;
-    let mut learner = PrivateCovariance::new(a.epsilon)
-        .kappa(args.common.kappa)
-        .corruption(a.corruption)
-        .beta(a.beta);
-    if let Some(s) = a.seed {
-        learner = learner.seed(s);
-    }
-    let fit = validate_read_fit(
-        a,
-        "step",
-        || learner.validate(),
-        |data, progress| learner.fit_with_progress(data, progress),
-    )?;
-    emit_fit(a, &fit)
+    let a = &args.common;
+    let learner = PrivateCovariance::new(a.learner.privacy(), a.kappa);
+    run_learner(&a.learner, "step", &learner)
 }
 
+/// Run `sosdp gaussian`.
 pub fn run_gaussian(args: &GaussianArgs) -> Result<(), CliError> {
-    let a = &args.common.learner;
-    let mut learner = PrivateGaussian::new(a.epsilon)
-        .radius(args.radius)
-        .kappa(args.common.kappa)
-        .corruption(a.corruption)
-        .beta(a.beta);
-    if let Some(s) = a.seed {
-        learner = learner.seed(s);
-    }
-    let fit = validate_read_fit(
-        a,
-        "step",
-        || learner.validate(),
-        |data, progress| learner.fit_with_progress(data, progress),
-    )?;
-    emit_fit(a, &fit)
+    let a = &args.common;
+    let learner = PrivateGaussian::new(a.learner.privacy(), args.radius, a.kappa);
+    run_learner(&a.learner, "step", &learner)
 }

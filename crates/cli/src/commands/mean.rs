@@ -3,11 +3,12 @@
 //! `{"estimate": [...], "epsilon": E, "delta": 0, "plan": {...}, "stage_releases": [...],
 //! "accuracy": [...], "guarantee": "..."}` and nothing else computed from the data.
 //! `--diagnostics FILE` writes the non-private diagnostics to a separate file.
-use super::{LearnerArgs, emit_fit, validate_read_fit};
+use super::{LearnerArgs, run_learner};
 use crate::CliError;
 use clap::Args;
 use sosdp_learn::PrivateMean;
 
+/// The arguments of `sosdp mean`.
 #[derive(Debug, Args)]
 pub struct MeanArgs {
     #[command(flatten)]
@@ -18,20 +19,8 @@ pub struct MeanArgs {
     radius: f64,
 }
 
+/// Run `sosdp mean`.
 pub fn run(args: &MeanArgs) -> Result<(), CliError> {
-    let a = &args.common;
-    let mut learner = PrivateMean::new(a.epsilon)
-        .radius(args.radius)
-        .corruption(a.corruption)
-        .beta(a.beta);
-    if let Some(s) = a.seed {
-        learner = learner.seed(s);
-    }
-    let fit = validate_read_fit(
-        a,
-        "stage",
-        || learner.validate(),
-        |data, progress| learner.fit_with_progress(data, progress),
-    )?;
-    emit_fit(a, &fit)
+    let learner = PrivateMean::new(args.common.privacy(), args.radius);
+    run_learner(&args.common, "stage", &learner)
 }

@@ -149,7 +149,7 @@ fn mean(args: &MeanArgs) -> Result<(), CliError> {
     super::warn_if_seeded(args.seed);
     let base = match args.seed {
         Some(s) => s,
-        None => sosdp_learn::stage::seeded_rng(None)
+        None => sosdp_learn::privacy::seeded_rng(None)
             .map_err(|e| CliError::Invalid(e.to_string()))?
             .random::<u64>(),
     };

@@ -6,12 +6,11 @@ pub mod mechanism;
 pub mod score;
 
 use crate::CliError;
-use crate::input::{Header, read_matrix};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use nalgebra::DMatrix;
-use sosdp_learn::LearnError;
-use sosdp_sampler::Progress;
+use serde::Serialize;
+use sosdp_learn::io::{Header, read_matrix};
+use sosdp_learn::{Estimate, Fit, Learner, Privacy};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -67,16 +66,31 @@ pub struct LearnerArgs {
     pub diagnostics: Option<PathBuf>,
 }
 
-/// Validate the settings and check that `--out` can be written (no data read), read the data
-/// (`--header` says whether the first line is a header), warn on stderr if `--seed` is given,
-/// then fit with a progress spinner labelled `step` (stage or step number).
-pub fn validate_read_fit<T>(
+impl LearnerArgs {
+    /// The shared settings of these arguments.
+    pub fn privacy(&self) -> Privacy {
+        let privacy = Privacy::new(self.epsilon)
+            .corruption(self.corruption)
+            .beta(self.beta);
+        match self.seed {
+            Some(seed) => privacy.seed(seed),
+            None => privacy,
+        }
+    }
+}
+
+/// Run a learner command: validate the settings and check that `--out` can be written (no data
+/// read), read the data (`--header` says whether the first line is a header), warn on stderr if
+/// `--seed` is given, fit with a progress spinner labelled `step` (stage or step number), then
+/// emit the release ([`emit_fit`]).
+pub fn run_learner<L: Learner>(
     args: &LearnerArgs,
     step: &str,
-    validate: impl FnOnce() -> Result<(), LearnError>,
-    fit: impl FnOnce(&DMatrix<f64>, &mut dyn FnMut(usize, Progress)) -> Result<T, LearnError>,
-) -> Result<T, CliError> {
-    validate().map_err(|e| CliError::Invalid(e.to_string()))?;
+    learner: &L,
+) -> Result<(), CliError> {
+    learner
+        .validate()
+        .map_err(|e| CliError::Invalid(e.to_string()))?;
     for (option, path) in [("--out", &args.out), ("--diagnostics", &args.diagnostics)] {
         if let Some(path) = path {
             check_writable(option, path)?;
@@ -85,18 +99,19 @@ pub fn validate_read_fit<T>(
     let data = read_matrix(&args.input, Header::data(args.header))?;
     warn_if_seeded(args.seed);
     let bar = progress_bar();
-    let out = fit(&data, &mut |k, p| {
-        bar.set_message(format!(
-            "{step} {} {} {}/{}",
-            k + 1,
-            p.phase,
-            p.done,
-            p.total
-        ))
-    })
-    .map_err(|e| CliError::Invalid(e.to_string()))?;
+    let fit = learner
+        .fit_with_progress(&data, &mut |k, p| {
+            bar.set_message(format!(
+                "{step} {} {} {}/{}",
+                k + 1,
+                p.phase,
+                p.done,
+                p.total
+            ))
+        })
+        .map_err(|e| CliError::Invalid(e.to_string()))?;
     bar.finish_and_clear();
-    Ok(out)
+    emit_fit(args, &fit)
 }
 
 /// Check that the output file of `option` (`--out FILE`) can be written, before the data are
@@ -168,9 +183,9 @@ pub fn emit(
 /// Emit a fit: the public release as JSON on stdout or to `--out`, and, only with
 /// `--diagnostics FILE`, the non-private diagnostics to that separate file under the key
 /// `non_private_diagnostics`.
-pub fn emit_fit<E: serde::Serialize, P: serde::Serialize>(
+fn emit_fit<E: Estimate, P: Serialize>(
     args: &LearnerArgs,
-    fit: &sosdp_learn::Fit<E, P>,
+    fit: &Fit<E, P>,
 ) -> Result<(), CliError> {
     let release = serde_json::to_value(&fit.release)
         .map_err(|e| CliError::Invalid(format!("cannot serialise the release: {e}")))?;

@@ -1,10 +1,10 @@
 //! `sosdp score mean|spectral`: evaluate one score with its certified bracket, for auditing a
 //! release and cross-checking implementations. Prints one JSON object on stdout.
 use crate::CliError;
-use crate::input::{Header, read_matrix, read_vector};
 use crate::problem::{CmArgs, check_len};
 use clap::{Args, Subcommand};
 use serde_json::json;
+use sosdp_learn::io::{Header, read_matrix, read_vector};
 use sosdp_score::{ClarabelCm, ClarabelSp, ScoreEval, ScoreOracle, Spectral};
 use std::path::PathBuf;
 

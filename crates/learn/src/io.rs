@@ -1,13 +1,15 @@
-//! CSV input: comma-separated numbers, one record per line.
+//! The CSV reader of data and parameter files: comma-separated numbers, one record per line
+//! (the format the `sosdp` command-line tool reads).
 //!
 //! The format, exactly:
 //!
 //! - Lines end with `\n` or `\r\n`; the final line ending is optional. A leading UTF-8 byte
 //!   order mark is ignored.
-//! - With `--header` (data files only) the first line is a header and is skipped, whatever it
-//!   holds. Without it every line is a record, the first one included: a first line without any
-//!   number is an error that suggests `--header`. Parameter files (a centre, a candidate theta,
-//!   a candidate matrix) never have a header.
+//! - With [`Header::Skip`] (a data file read with the tool's `--header`) the first line is a
+//!   header and is skipped, whatever it holds. With [`Header::Absent`] every line is a record,
+//!   the first one included: a first line without any number is an error that suggests
+//!   `--header`. Parameter files (a centre, a candidate theta, a candidate matrix) are read with
+//!   [`Header::Never`].
 //! - A record is fields separated by commas; a field is a decimal number (as Rust's `f64`
 //!   parser reads it: `1`, `-2.5`, `3e-4`) with optional surrounding spaces or tabs. There is no
 //!   quoting. Every record has as many fields as the first one.
@@ -18,9 +20,30 @@
 //!
 //! Errors name the line ("row", 1-based, counted in the file, the header included), the column
 //! (1-based) and the offending field; [`read_matrix`] and [`read_vector`] prefix the file.
-use crate::CliError;
 use nalgebra::DMatrix;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use thiserror::Error;
+
+/// Why a CSV file could not be read; each prints as one line naming the file.
+#[derive(Debug, Error)]
+pub enum ReadError {
+    /// The file could not be read.
+    #[error("cannot read {path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The operating system's error.
+        source: std::io::Error,
+    },
+    /// The file is not in the format of this module.
+    #[error("{path}: {message}")]
+    Csv {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong and where (row, column, field).
+        message: String,
+    },
+}
 
 /// How the first line of a CSV input is read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,22 +65,22 @@ impl Header {
 }
 
 /// Read a numeric table (`rows x columns`) from a CSV file in the format of the module doc.
-pub fn read_matrix(path: &Path, header: Header) -> Result<DMatrix<f64>, CliError> {
-    let text = std::fs::read_to_string(path).map_err(|source| CliError::Read {
+pub fn read_matrix(path: &Path, header: Header) -> Result<DMatrix<f64>, ReadError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ReadError::Read {
         path: path.to_path_buf(),
         source,
     })?;
-    parse_matrix(&text, header).map_err(|message| CliError::Csv {
+    parse_matrix(&text, header).map_err(|message| ReadError::Csv {
         path: path.to_path_buf(),
         message,
     })
 }
 
 /// Read a vector: a CSV parameter file (no header) holding exactly one row.
-pub fn read_vector(path: &Path) -> Result<Vec<f64>, CliError> {
+pub fn read_vector(path: &Path) -> Result<Vec<f64>, ReadError> {
     let m = read_matrix(path, Header::Never)?;
     if m.nrows() != 1 {
-        return Err(CliError::Csv {
+        return Err(ReadError::Csv {
             path: path.to_path_buf(),
             message: format!("expected a vector (one row), found {} rows", m.nrows()),
         });

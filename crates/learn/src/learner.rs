@@ -1,0 +1,51 @@
+//! What every learner offers: a public plan computed from `(n, d)` and the settings alone, and a
+//! fit that returns the public release with separate, non-private diagnostics.
+use crate::release::{Estimate, Fit};
+use crate::{LearnError, Privacy};
+use nalgebra::DMatrix;
+use serde::Serialize;
+use sosdp_sampler::Progress;
+
+/// The public plan of a fit: every stage's eps share, radius and bound, computed from the
+/// public inputs before the data are read.
+pub trait Plan: Serialize {
+    /// The number of mechanism steps of the fit, in the order the progress callback numbers
+    /// them (`0..steps()`).
+    fn steps(&self) -> usize;
+}
+
+/// A private learner: `plan(n, d)` without data, `fit(&data)` with one record per row.
+///
+/// Every error a setting can raise is raised by [`Learner::validate`], before the data are
+/// read; the data's own errors (empty, non-finite) are raised before any computation on them.
+pub trait Learner {
+    /// The estimate of a fit (a vector, a matrix, or both).
+    type Estimate: Estimate;
+    /// The public plan of a fit.
+    type Plan: Plan;
+
+    /// The shared settings.
+    fn privacy(&self) -> Privacy;
+
+    /// The same learner with other shared settings (e.g. another seed).
+    fn with_privacy(self, privacy: Privacy) -> Self;
+
+    /// Check the settings (no data needed).
+    fn validate(&self) -> Result<(), LearnError>;
+
+    /// The public plan for `n` records in `R^d` (no data needed).
+    fn plan(&self, n: usize, d: usize) -> Result<Self::Plan, LearnError>;
+
+    /// Fit on `data` (one record per row), reporting progress as `(step, sampler progress)`
+    /// with `step` in `0..plan.steps()`.
+    fn fit_with_progress(
+        &self,
+        data: &DMatrix<f64>,
+        progress: &mut dyn FnMut(usize, Progress),
+    ) -> Result<Fit<Self::Estimate, Self::Plan>, LearnError>;
+
+    /// Fit on `data` (one record per row).
+    fn fit(&self, data: &DMatrix<f64>) -> Result<Fit<Self::Estimate, Self::Plan>, LearnError> {
+        self.fit_with_progress(data, &mut |_, _| {})
+    }
+}

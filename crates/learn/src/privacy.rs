@@ -1,0 +1,100 @@
+//! The settings every learner shares: the privacy parameter, the corruption the estimate must
+//! tolerate, the failure probability of its accuracy bound, the randomness and the sampler.
+use crate::LearnError;
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+use sosdp_sampler::SamplerKind;
+
+/// The shared settings of a fit: `Privacy::new(eps).corruption(eta0).beta(b).seed(s)`.
+///
+/// Defaults: corruption 0, `beta = 0.05`, fresh OS randomness, the slice sampler. The settings
+/// are checked by [`Privacy::validate`], which every learner calls in `plan` and `fit` before
+/// the data are read.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Privacy {
+    pub(crate) epsilon: f64,
+    pub(crate) corruption: f64,
+    pub(crate) beta: f64,
+    pub(crate) seed: Option<u64>,
+    pub(crate) sampler: SamplerKind,
+}
+
+impl Privacy {
+    /// Pure `epsilon`-differential privacy (`delta = 0`) for the whole fit, with the defaults
+    /// above.
+    pub fn new(epsilon: f64) -> Self {
+        Privacy {
+            epsilon,
+            corruption: 0.0,
+            beta: 0.05,
+            seed: None,
+            sampler: SamplerKind::Slice,
+        }
+    }
+
+    /// The fraction `eta0` of the records an adversary may have replaced, in `[0, 0.5)`
+    /// (default 0).
+    pub fn corruption(mut self, eta0: f64) -> Self {
+        self.corruption = eta0;
+        self
+    }
+
+    /// Failure probability of the accuracy guarantee, in `(0, 1)` (default 0.05).
+    pub fn beta(mut self, beta: f64) -> Self {
+        self.beta = beta;
+        self
+    }
+
+    /// A fixed seed (reproducible releases; for experiments only: a published release should
+    /// use fresh randomness, the default).
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = Some(seed);
+        self
+    }
+
+    /// The sampling path of every mechanism run (default [`SamplerKind::Slice`]).
+    pub fn sampler(mut self, sampler: SamplerKind) -> Self {
+        self.sampler = sampler;
+        self
+    }
+
+    /// The privacy parameter `eps` of the whole fit.
+    pub fn epsilon(&self) -> f64 {
+        self.epsilon
+    }
+
+    /// The accuracy bounds' assumption on the corruption.
+    pub(crate) fn corruption_assumption(&self) -> String {
+        if self.corruption > 0.0 {
+            format!(
+                "at most a fraction {} of the records replaced arbitrarily",
+                self.corruption
+            )
+        } else {
+            "no corrupted records (corruption 0)".to_string()
+        }
+    }
+
+    /// Check the settings: `eps > 0` finite, corruption in `[0, 0.5)`, `beta` in `(0, 1)`.
+    pub fn validate(&self) -> Result<(), LearnError> {
+        if !(self.epsilon.is_finite() && self.epsilon > 0.0) {
+            return Err(LearnError::Epsilon(self.epsilon));
+        }
+        if !(self.corruption >= 0.0 && self.corruption < 0.5) {
+            return Err(LearnError::Corruption(self.corruption));
+        }
+        if !(self.beta > 0.0 && self.beta < 1.0) {
+            return Err(LearnError::Beta(self.beta));
+        }
+        Ok(())
+    }
+}
+
+/// Randomness seeded with `seed` (experiments), or from the OS when `None` (releases).
+pub fn seeded_rng(seed: Option<u64>) -> Result<StdRng, LearnError> {
+    match seed {
+        Some(s) => Ok(StdRng::seed_from_u64(s)),
+        None => StdRng::try_from_rng(&mut rand::rngs::SysRng)
+            .map_err(|e| LearnError::InvalidSetting(format!("no OS randomness: {e}"))),
+    }
+}
