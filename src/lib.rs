@@ -58,3 +58,8 @@ pub use sosdp_openblas::set_num_threads as set_blas_threads;
 pub use sosdp_sampler as sampler;
 pub use sosdp_score as score;
 pub use sosdp_sdp as sdp;
+
+/// The README's library example, compiled and run as a doc test.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
