@@ -11,23 +11,26 @@
 //!
 //! Brackets are certified independently of the backend: the upper end from a primal point
 //! made exactly feasible, the lower end from weak duality with any PSD dual matrix.
+pub mod active_set;
 pub mod anchor;
-pub mod clarabel_backend;
 pub mod cm;
+pub mod dense;
 pub mod error;
-pub mod fast;
-pub mod linalg;
+pub mod ipm;
 pub mod membership;
 pub mod oracle;
+pub mod reference;
 pub mod sp;
 
+pub use active_set::{EvalStats, FastSettings};
 pub use anchor::{Anchor, BallDomain, minimise_cm};
-pub use clarabel_backend::{ClarabelCm, ClarabelSettings, ClarabelSp};
+pub use cm::fast::FastCm;
 pub use cm::{CertifiedMean, Cut};
 pub use error::ScoreError;
-pub use fast::{FastCm, FastSettings, FastSp};
 pub use membership::{
     Chord, Decision, Refinement, chord_by_bisection, decide, evaluate_batch, on_line,
 };
 pub use oracle::{ScoreEval, ScoreOracle};
+pub use reference::{ClarabelCm, ClarabelSettings, ClarabelSp};
 pub use sp::Spectral;
+pub use sp::fast::FastSp;

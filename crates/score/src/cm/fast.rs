@@ -1,28 +1,28 @@
-//! The fast CM backend (MATH.md 3.2): the interior-point method of [`super::ipm`] on
+//! The fast CM backend (MATH.md 3.2): the interior-point method of [`crate::ipm`] on
 //! `max sum a s.t. B(theta) - sum_i (a_i / n) zh_i zh_i^T ⪰ 0, 0 <= a <= 1`, restricted to the
 //! undecided weights by the active set of [`super::active_set`], certified by
 //! [`CertifiedMean::certify`] exactly like the reference backend.
 //!
 //! Cold start: the same program on a fixed, evenly spaced subsample estimates the dual `Y`;
-//! its margins `zh_i^T Y zh_i - 1` seed the active set ([`super::driver::cold_set`]). Warm
+//! its margins `zh_i^T Y zh_i - 1` seed the active set ([`crate::active_set::cold_set`]). Warm
 //! start: the statuses the dual of the kept cut tightest at `theta` gives (the dual of a recent
 //! solve closest to optimal there), applied to the previous evaluation's active set (its
 //! folded matrix is updated, not recomputed); where the margins are degenerate, at most
-//! [`super::driver::unfolded_budget`] weights stay unfolded. If the repair rounds fail, the
+//! [`crate::active_set::unfolded_budget`] weights stay unfolded. If the repair rounds fail, the
 //! evaluation falls back to the clarabel reference backend, which computes the same certified
 //! quantity.
-use super::active_set::{ActiveSet, Origin, classify_keeping};
-use super::driver::{
+use crate::ScoreError;
+use crate::active_set::fold::{ActiveSet, Origin, classify_keeping};
+use crate::active_set::warm::WarmPool;
+use crate::active_set::{
     EvalStats, FastSettings, ScoreMap, cold_set, conclude, solve_certified, unfolded_budget,
 };
-use super::ipm::{LmiBlock, Problem};
-use super::warm::WarmPool;
-use crate::ScoreError;
-use crate::clarabel_backend::ClarabelCm;
 use crate::cm::{CertifiedMean, Cut};
-use crate::linalg::min_eigenvalue;
+use crate::dense::min_eigenvalue;
+use crate::ipm::{LmiBlock, Problem};
 use crate::membership::{Chord, Refinement, check_chord_args};
 use crate::oracle::{ScoreEval, ScoreOracle};
+use crate::reference::ClarabelCm;
 use nalgebra::DMatrix;
 use std::borrow::Cow;
 use std::cell::RefCell;
@@ -32,10 +32,10 @@ use std::sync::{Arc, Mutex};
 /// The CM score on the fast interior-point backend.
 #[derive(Debug)]
 pub struct FastCm {
-    pub(super) reference: ClarabelCm,
+    pub(crate) reference: ClarabelCm,
     /// `w_i = zh_i / sqrt(n)` as columns.
-    pub(super) points: DMatrix<f64>,
-    pub(super) settings: FastSettings,
+    pub(crate) points: DMatrix<f64>,
+    pub(crate) settings: FastSettings,
     warm: WarmPool<ActiveSet>,
     /// Evaluations answered by the reference backend.
     fallbacks: AtomicUsize,
@@ -105,11 +105,11 @@ impl FastCm {
         self.bisected_ends.load(Ordering::Relaxed)
     }
 
-    pub(super) fn count_fallback(&self) {
+    pub(crate) fn count_fallback(&self) {
         self.fallbacks.fetch_add(1, Ordering::Relaxed);
     }
 
-    pub(super) fn count_bisected_end(&self) {
+    pub(crate) fn count_bisected_end(&self) {
         self.bisected_ends.fetch_add(1, Ordering::Relaxed);
     }
 
@@ -120,7 +120,7 @@ impl FastCm {
     }
 
     /// Take the warm-start state (if enabled).
-    pub(super) fn take_warm(&self) -> Option<ActiveSet> {
+    pub(crate) fn take_warm(&self) -> Option<ActiveSet> {
         if self.settings.warm_start {
             self.warm.take()
         } else {
@@ -130,12 +130,12 @@ impl FastCm {
 
     /// Keep an active set of the CM program (or of any program on the same weights) for the
     /// next evaluation.
-    pub(super) fn keep_warm(&self, set: ActiveSet) {
+    pub(crate) fn keep_warm(&self, set: ActiveSet) {
         self.warm.keep(set);
     }
 
     /// Keep the cut of a solve (the oldest one goes when there are [`CUTS`]).
-    pub(super) fn keep_cut(&self, cut: Cut) {
+    pub(crate) fn keep_cut(&self, cut: Cut) {
         let mut cuts = self.cuts.lock().unwrap_or_else(|e| e.into_inner());
         if cuts.len() == CUTS {
             cuts.remove(0);
@@ -159,7 +159,7 @@ impl FastCm {
     /// `1 - quad_i / n`, the fold updated from `base` when given
     /// (only the weights whose status changes) or computed afresh. With an estimate `score`
     /// of the score, at most [`unfolded_budget`] weights stay unfolded ([`classify_keeping`]).
-    pub(super) fn set_from_dual(
+    pub(crate) fn set_from_dual(
         &self,
         full: &Problem,
         base: Option<ActiveSet>,
@@ -183,7 +183,7 @@ impl FastCm {
 
     /// Along the ray `x + s u`: the smallest certified outer end of `{CM <= level}` among the
     /// kept cuts, and the quadratic forms of that cut's dual.
-    pub(super) fn nearest_cut(
+    pub(crate) fn nearest_cut(
         &self,
         x: &[f64],
         u: &[f64],

@@ -27,8 +27,8 @@
 //!
 //! Nothing here is trusted: the callers certify every answer with the backend-independent
 //! brackets of [`crate::cm`] and [`crate::sp`].
-use super::dense::{Cholesky, gemv, min_eigenvalue, mul, syrk};
-use crate::linalg::quad_forms;
+use crate::dense::quad_forms;
+use crate::dense::{Cholesky, gemv, min_eigenvalue, mul, syrk};
 use nalgebra::{DMatrix, DVector};
 use std::borrow::Cow;
 
@@ -305,7 +305,7 @@ impl Problem<'_> {
                 .blocks
                 .iter()
                 .map(|b| {
-                    let mut m = crate::linalg::weighted_scatter(&b.points, &x.a) * b.sign;
+                    let mut m = crate::dense::weighted_scatter(&b.points, &x.a) * b.sign;
                     for (tk, t) in b.extra.iter().zip(&x.t) {
                         m += tk * *t;
                     }

@@ -27,7 +27,10 @@
 //! tends to `n` (every weight with `e^T zh_i != 0` must be 0 there).
 //!
 //! A dual matrix at a fixed scale bounds CM from below at every `theta`, affinely: a [`Cut`].
-use crate::linalg::{
+mod chord;
+pub mod fast;
+
+use crate::dense::{
     self, all_finite, min_eigenvalue, psd_projection, scaled, trace_product, verified_shrink,
 };
 use crate::{ScoreError, ScoreEval};
@@ -91,7 +94,7 @@ impl CertifiedMean {
                 1.0
             }
         });
-        let scatter = linalg::weighted_scatter(&zh, &vec![1.0 / n as f64; n]);
+        let scatter = dense::weighted_scatter(&zh, &vec![1.0 / n as f64; n]);
         Ok(CertifiedMean {
             zh,
             centre,
@@ -126,7 +129,7 @@ impl CertifiedMean {
 
     /// `zh_i^T Y zh_i` for every point.
     pub fn quad_forms(&self, y: &DMatrix<f64>) -> Vec<f64> {
-        linalg::quad_forms(&self.zh, y)
+        dense::quad_forms(&self.zh, y)
     }
 
     /// Check that `theta` is a finite vector of the right length.
@@ -235,11 +238,11 @@ impl CertifiedMean {
         if below.len() < positive {
             let points = self.zh.select_columns(&below);
             let gaps: Vec<f64> = below.iter().map(|&i| (1.0 - a[i]) / n).collect();
-            &self.scatter - linalg::weighted_scatter(&points, &gaps)
+            &self.scatter - dense::weighted_scatter(&points, &gaps)
         } else {
             let keep: Vec<usize> = (0..a.len()).filter(|&i| a[i] > 0.0).collect();
             let coeffs: Vec<f64> = keep.iter().map(|&i| a[i] / n).collect();
-            linalg::weighted_scatter(&self.zh.select_columns(&keep), &coeffs)
+            dense::weighted_scatter(&self.zh.select_columns(&keep), &coeffs)
         }
     }
 
@@ -495,7 +498,7 @@ mod tests {
                     }
                 })
                 .collect();
-            let plain = crate::linalg::weighted_scatter(
+            let plain = crate::dense::weighted_scatter(
                 &cm.zh,
                 &a.iter().map(|x| x / n as f64).collect::<Vec<_>>(),
             );

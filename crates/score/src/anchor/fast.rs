@@ -1,5 +1,5 @@
 //! The anchor (MATH.md 4.2) on the fast backend: CM minimised over `theta` by the
-//! interior-point method of [`super::ipm`], with `w = theta - c` as `D` free variables:
+//! interior-point method of [`crate::ipm`], with `w = theta - c` as `D` free variables:
 //!
 //! ```text
 //! maximise sum_i a_i / n  s.t.  B(c) + sum_k w_k (e_k e_D^T + e_D e_k^T) - sum_i (a_i / n) zh_i zh_i^T ⪰ 0,
@@ -11,11 +11,11 @@
 //! `R - ||c + w - b||^2 / R >= 0`). Solved on the active set with the certified rounds of the
 //! score, then certified exactly like [`crate::anchor::minimise_cm`] (same bracket, same
 //! radius), so both backends return the same kind of [`Anchor`].
-use super::FastCm;
-use super::driver::{FastSettings, ScoreMap, cold_set, next_set, solve_certified};
-use super::ipm::{LmiBlock, Problem};
 use crate::ScoreError;
+use crate::active_set::{FastSettings, ScoreMap, cold_set, next_set, solve_certified};
 use crate::anchor::{Anchor, BallDomain, anchor_at, check_ball};
+use crate::cm::fast::FastCm;
+use crate::ipm::{LmiBlock, Problem};
 use crate::oracle::ScoreOracle;
 use nalgebra::DMatrix;
 use std::borrow::Cow;

@@ -1,4 +1,4 @@
-//! The fast SP backend (MATH.md 2.2, 3.2): the interior-point method of [`super::ipm`] on the
+//! The fast SP backend (MATH.md 2.2, 3.2): the interior-point method of [`crate::ipm`] on the
 //! two-LMI program written after whitening by `S = L L^T` (`w_i = L^{-1} x_i`, as in the
 //! reference backend), with `tau = t / n`:
 //!
@@ -12,17 +12,17 @@
 //! carries over between evaluations as statuses only (the whitened points change with `S`,
 //! so the fold is recomputed per evaluation). Falls back to the clarabel reference backend
 //! when the repair rounds fail.
-use super::active_set::{ActiveSet, Status};
-use super::driver::{
+use crate::ScoreError;
+use crate::active_set::fold::{ActiveSet, Status};
+use crate::active_set::warm::WarmPool;
+use crate::active_set::{
     EvalStats, FastSettings, ScoreMap, cold_set, conclude, next_set, solve_certified,
 };
-use super::ipm::{LinearRow, LmiBlock, Problem};
-use super::warm::WarmPool;
-use crate::ScoreError;
-use crate::clarabel_backend::ClarabelSp;
-use crate::linalg::min_eigenvalue;
+use crate::dense::min_eigenvalue;
+use crate::ipm::{LinearRow, LmiBlock, Problem};
 use crate::membership::Refinement;
 use crate::oracle::{ScoreEval, ScoreOracle};
+use crate::reference::ClarabelSp;
 use crate::sp::Spectral;
 use nalgebra::DMatrix;
 use std::borrow::Cow;
@@ -46,7 +46,7 @@ impl Clone for FastSp {
 }
 
 impl FastSp {
-    /// The backend for `problem` (sets OpenBLAS to one thread, see [`super::FastCm::new`]).
+    /// The backend for `problem` (sets OpenBLAS to one thread, see [`crate::FastCm::new`]).
     pub fn new(problem: Spectral) -> Self {
         sosdp_openblas::set_num_threads(1);
         FastSp {

@@ -1,11 +1,12 @@
 //! The certified solve shared by the fast CM and SP backends: interior-point method on the
 //! active set's reduced problem, expansion to all weights, certification on the full problem,
 //! and repair rounds that free every weight whose status the final dual contradicts.
-use super::active_set::{
-    ActiveSet, Origin, Status, classify, classify_keeping, contradicts, margins,
-};
-use super::ipm::{self, LmiBlock, Problem, Termination};
+pub mod fold;
+pub mod warm;
+
+use self::fold::{ActiveSet, Origin, Status, classify, classify_keeping, contradicts, margins};
 use crate::ScoreError;
+use crate::ipm::{self, LmiBlock, Problem, Termination};
 use crate::membership::{Refinement, member_from_bracket};
 use crate::oracle::ScoreEval;
 use nalgebra::DMatrix;

@@ -12,9 +12,11 @@
 //! and the last term has eigenvalues `±||delta||`. So every point of `B(theta0, r)` has
 //! `CM <= upper(theta0) + t S <= upper(theta0) + 1`. This radius is conservative (order
 //! `1/n`); it enters the sampler's utility only through `log(1/r)`.
-use crate::clarabel_backend::{ClarabelCm, block_matrix};
+mod fast;
+
 use crate::cm::CertifiedMean;
-use crate::linalg::min_eigenvalue;
+use crate::dense::min_eigenvalue;
+use crate::reference::{ClarabelCm, block_matrix};
 use crate::{ScoreError, ScoreEval, ScoreOracle};
 use nalgebra::{DMatrix, DVector};
 use sosdp_sdp::{Cone, SolveSettings};
