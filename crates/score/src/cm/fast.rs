@@ -168,7 +168,7 @@ impl FastCm {
     ) -> ActiveSet {
         let n = self.problem().n() as f64;
         let m: Vec<f64> = quad.iter().map(|q| 1.0 - q / n).collect();
-        let keep = score.map_or(0, |s| unfolded_budget(s.min(n)));
+        let keep = score.map_or(0, |s| unfolded_budget(&self.settings, s.min(n)));
         let status = classify_keeping(&m, self.settings.margin, keep);
         let mut set = match base {
             Some(mut set) => {

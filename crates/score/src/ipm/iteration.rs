@@ -3,7 +3,7 @@
 use super::normal_equations::Normal;
 use super::problem::{ConeVec, Problem, XVec, axpyv, dotv, sym};
 use super::scaling::Scaling;
-use super::{Progress, Settings, Solution, Termination};
+use super::{IpmSettings, Progress, Solution, Termination};
 use crate::dense::quad_forms;
 use nalgebra::DMatrix;
 
@@ -20,7 +20,7 @@ pub fn solve(
     problem: &Problem,
     a0: &[f64],
     t0: &[f64],
-    settings: &Settings,
+    settings: &IpmSettings,
     mut progress: impl FnMut(&Progress) -> bool,
 ) -> Solution {
     let mut it = initial_point(problem, a0, t0);
@@ -74,7 +74,7 @@ pub fn solve(
         if accurate && best.as_ref().is_none_or(|(g, _)| gap < *g) {
             best = Some((gap, it.clone()));
         }
-        let stalled = best.is_some() && res_d > 1e3 * settings.feas_tol;
+        let stalled = best.is_some() && res_d > settings.stall_factor * settings.feas_tol;
         if iter == settings.max_iter || stalled {
             break;
         }

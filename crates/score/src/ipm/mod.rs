@@ -37,7 +37,7 @@ use nalgebra::DMatrix;
 
 pub use iteration::solve;
 pub use problem::{LinearRow, LmiBlock, Problem};
-pub use settings::Settings;
+pub use settings::IpmSettings;
 
 /// How the solve ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

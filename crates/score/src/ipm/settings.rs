@@ -1,21 +1,33 @@
-//! Stopping rules of the interior-point method.
+//! The stopping rules of the interior-point method, one struct.
 
-/// Stopping rules.
+/// Stopping rules and budget of one interior-point solve ([`super::solve`]).
+///
+/// Defaults: `gap_tol = 1e-9`, `feas_tol = 1e-9`, `max_iter = 80`, `stall_factor = 1e3`. The
+/// fast backends build theirs from [`crate::FastSettings`].
 #[derive(Clone, Debug)]
-pub struct Settings {
-    /// Absolute duality gap `s^T z` at which to stop (objective units).
+pub struct IpmSettings {
+    /// Absolute duality gap `s^T z` at which an accurate iterate is converged (objective
+    /// units). Default `1e-9`.
     pub gap_tol: f64,
-    /// Relative primal and dual residuals at which to stop.
+    /// Relative primal and dual residuals (max-norm over `1 + ` the max-norm of `h`, resp. of
+    /// the costs) at or below which an iterate is accurate. Default `1e-9`.
     pub feas_tol: f64,
+    /// Largest number of Newton steps. Default 80.
     pub max_iter: usize,
+    /// The method has stalled when an accurate iterate was seen and the dual residual has
+    /// since grown beyond `stall_factor * feas_tol` (late Newton systems lose accuracy when
+    /// the box duals span many decades); the solve then returns the accurate iterate with the
+    /// smallest gap. Default `1e3`.
+    pub stall_factor: f64,
 }
 
-impl Default for Settings {
+impl Default for IpmSettings {
     fn default() -> Self {
-        Settings {
+        IpmSettings {
             gap_tol: 1e-9,
             feas_tol: 1e-9,
             max_iter: 80,
+            stall_factor: 1e3,
         }
     }
 }
