@@ -25,12 +25,14 @@ pub mod sp;
 pub use active_set::{EvalStats, FastSettings};
 pub use anchor::{Anchor, BallDomain, minimise_cm};
 pub use cm::fast::FastCm;
+pub use cm::reference::ClarabelCm;
 pub use cm::{CertifiedMean, Cut};
 pub use error::ScoreError;
 pub use membership::{
     Chord, Decision, Refinement, chord_by_bisection, decide, evaluate_batch, on_line,
 };
 pub use oracle::{ScoreEval, ScoreOracle};
-pub use reference::{ClarabelCm, ClarabelSettings, ClarabelSp};
+pub use reference::ClarabelSettings;
 pub use sp::Spectral;
 pub use sp::fast::FastSp;
+pub use sp::reference::ClarabelSp;

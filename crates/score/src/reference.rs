@@ -1,24 +1,28 @@
 //! Reference backend (MATH.md 3.2): the CM and SP programs as written, solved by clarabel.
 //!
-//! Every evaluation is certified by the backend-independent brackets of [`crate::cm`] and
-//! [`crate::sp`]. On a solver failure we retry once at a relaxed tolerance; if the bracket is
-//! still wider than the requested accuracy we return an error, never a guess.
+//! [`Clarabel`] is the oracle of any [`ReferenceProgram`]; the programs themselves are
+//! written in [`crate::cm::reference`] and [`crate::sp::reference`]. Every evaluation is
+//! certified by the backend-independent brackets of [`crate::cm`] and [`crate::sp`]. On a
+//! solver failure we retry once at a relaxed tolerance; if the bracket is still wider than the
+//! requested accuracy we return the narrowest certified bracket found, never a guess.
 use crate::ScoreError;
-use crate::cm::CertifiedMean;
 use crate::oracle::{ScoreEval, ScoreOracle};
-use crate::sp::Spectral;
 use nalgebra::DMatrix;
 use sosdp_sdp::svec::smat;
 use sosdp_sdp::{Block, Cone, ConicProblem, ConicSolution, SolveSettings};
 
-/// Settings shared by the clarabel score backends.
+/// Settings shared by the clarabel score backends. Every field states its default;
+/// [`ClarabelSettings::default`] gives them.
 #[derive(Clone, Debug)]
 pub struct ClarabelSettings {
-    /// Solver tolerance (gap and feasibility), first attempt.
+    /// Solver tolerance (gap and feasibility), first attempt (200 iterations at most).
+    /// Default `1e-8`.
     pub tolerance: f64,
-    /// Tolerance of the single retry after a failed solve.
+    /// Tolerance of the single retry after a bracket too wide (500 iterations at most).
+    /// Default `1e-6`.
     pub relaxed_tolerance: f64,
     /// Largest accepted bracket width `upper - lower`, in points (MATH.md 3.2's zeta).
+    /// Default `1e-3`.
     pub accuracy: f64,
 }
 
@@ -65,7 +69,7 @@ fn refined(
 /// a membership query it does not decide goes to the refinement and tie rule of
 /// [`crate::membership::decide`], so a hard instance never turns into a data-dependent error.
 /// An error only when no attempt returned a finite point.
-fn solve_certified(
+pub(crate) fn solve_certified(
     settings: &ClarabelSettings,
     problem: &ConicProblem,
     certify: impl Fn(&ConicSolution) -> ScoreEval,
@@ -101,199 +105,64 @@ pub(crate) fn block_matrix(block: &Block, v: &[f64]) -> DMatrix<f64> {
     DMatrix::from_row_slice(m, m, &smat(m, block.slice(v)))
 }
 
-/// The CM score on clarabel.
+/// A score program the reference backend solves: its data and how one evaluation is set up
+/// as a conic program and certified.
+pub trait ReferenceProgram {
+    /// Dimension of `theta`.
+    fn dim(&self) -> usize;
+    /// Largest value of the score (its value outside the domain).
+    fn max_score(&self) -> f64;
+    /// The certified evaluation at `theta` with `settings` (clarabel, see
+    /// [`solve_certified`]).
+    fn solve(&self, theta: &[f64], settings: &ClarabelSettings) -> Result<ScoreEval, ScoreError>;
+}
+
+/// The score of the program `P` on clarabel: [`crate::ClarabelCm`] for CM,
+/// [`crate::ClarabelSp`] for SP.
 #[derive(Clone, Debug)]
-pub struct ClarabelCm {
-    problem: CertifiedMean,
+pub struct Clarabel<P> {
+    problem: P,
     settings: ClarabelSettings,
 }
 
-impl ClarabelCm {
-    pub fn new(problem: CertifiedMean) -> Self {
-        ClarabelCm {
+impl<P> Clarabel<P> {
+    /// The backend for `problem`, with the default [`ClarabelSettings`].
+    pub fn new(problem: P) -> Self {
+        Clarabel {
             problem,
             settings: ClarabelSettings::default(),
         }
     }
 
+    /// The same backend with `settings`.
     pub fn with_settings(mut self, settings: ClarabelSettings) -> Self {
         self.settings = settings;
         self
     }
 
-    pub fn problem(&self) -> &CertifiedMean {
+    /// The score program.
+    pub fn problem(&self) -> &P {
         &self.problem
     }
 
+    /// The backend's settings.
     pub fn settings(&self) -> &ClarabelSettings {
         &self.settings
     }
-
-    /// Variables `a_0..a_{n-1}` then `extra` more; objective `-sum a`; box rows; and the PSD
-    /// block of `B - sum (a_i / n) zh_i zh_i^T` without the `theta` column, which the caller
-    /// fills in (constant for a fixed `theta`, variables for the anchor).
-    pub(crate) fn weights_program(&self, extra: usize) -> (ConicProblem, Block) {
-        let cm = &self.problem;
-        let (n, dim) = (cm.n(), cm.dim());
-        let mut p = ConicProblem::new(n + extra);
-        let boxes = p.add_block(Cone::Nonnegative(2 * n));
-        for i in 0..n {
-            p.add_objective(i, -1.0);
-            p.add_term(boxes.start + i, i, 1.0);
-            p.add_constant(boxes.start + n + i, 1.0);
-            p.add_term(boxes.start + n + i, i, -1.0);
-        }
-        let psd = p.add_block(Cone::PsdTriangle(dim + 1));
-        for col in 0..dim {
-            for row in 0..=col {
-                p.add_psd_constant(psd, row, col, cm.gamma()[(row, col)]);
-            }
-        }
-        p.add_psd_constant(psd, dim, dim, 1.0);
-        let inv_n = 1.0 / n as f64;
-        let zh = cm.lifted_points();
-        for i in 0..n {
-            let vi = zh.column(i);
-            for col in 0..dim {
-                for row in 0..=col {
-                    p.add_psd_term(psd, row, col, i, -inv_n * vi[row] * vi[col]);
-                }
-                p.add_psd_term(psd, col, dim, i, -inv_n * vi[col]);
-            }
-            p.add_psd_term(psd, dim, dim, i, -inv_n);
-        }
-        (p, psd)
-    }
 }
 
-impl ScoreOracle for ClarabelCm {
-    fn dim(&self) -> usize {
-        self.problem.dim()
-    }
-
-    fn max_score(&self) -> f64 {
-        self.problem.n() as f64
-    }
-
-    fn backend(&self) -> &'static str {
-        "clarabel"
-    }
-
-    fn convex(&self) -> bool {
-        true
-    }
-
-    fn evaluate(&self, theta: &[f64]) -> Result<ScoreEval, ScoreError> {
-        self.evaluate_with(theta, &self.settings)
-    }
-
-    fn member_eval_to(
-        &self,
-        theta: &[f64],
-        level: f64,
-        accuracy: f64,
-    ) -> Result<ScoreEval, ScoreError> {
-        let _ = level;
-        refined(&self.settings, accuracy, self.max_score(), |s| {
-            self.evaluate_with(theta, s)
-        })
-    }
-}
-
-impl ClarabelCm {
+impl<P: ReferenceProgram> Clarabel<P> {
     /// [`ScoreOracle::evaluate`] with `settings` instead of the backend's own.
     pub fn evaluate_with(
         &self,
         theta: &[f64],
         settings: &ClarabelSettings,
     ) -> Result<ScoreEval, ScoreError> {
-        let cm = &self.problem;
-        cm.check_theta(theta)?;
-        if !cm.in_domain(theta) {
-            return Ok(ScoreEval::outside(cm.n() as f64));
-        }
-        if let Some(eval) = cm.screen(theta, settings.accuracy, None) {
-            return Ok(eval);
-        }
-        let (n, dim) = (cm.n(), cm.dim());
-        let (mut p, psd) = self.weights_program(0);
-        for (k, (t, c)) in theta.iter().zip(cm.centre().iter()).enumerate() {
-            p.add_psd_constant(psd, k, dim, t - c);
-        }
-        let (eval, _) = solve_certified(settings, &p, |sol| {
-            cm.certify(theta, &sol.x[..n], &block_matrix(&psd, &sol.z))
-        })?;
-        Ok(eval)
+        self.problem.solve(theta, settings)
     }
 }
 
-/// The SP score on clarabel; `theta = svec(S)`.
-#[derive(Clone, Debug)]
-pub struct ClarabelSp {
-    problem: Spectral,
-    settings: ClarabelSettings,
-}
-
-impl ClarabelSp {
-    pub fn new(problem: Spectral) -> Self {
-        ClarabelSp {
-            problem,
-            settings: ClarabelSettings::default(),
-        }
-    }
-
-    pub fn with_settings(mut self, settings: ClarabelSettings) -> Self {
-        self.settings = settings;
-        self
-    }
-
-    pub fn problem(&self) -> &Spectral {
-        &self.problem
-    }
-
-    /// Variables `a_0..a_{n-1}, t`; minimise `t`; rows: box `0 <= a <= u(S)`,
-    /// `t - n + sum a >= 0`, and the two LMIs divided by `n`, written after the congruence by
-    /// `L^{-1}` (`S = L L^T`, `w_i = L^{-1} x_i`): `(1 + gamma) I - sum (a_i / n) w_i w_i^T ⪰ 0`
-    /// and `sum (a_i / n) w_i w_i^T + (t / n) lambda I - (1 - gamma) I ⪰ 0`. The congruence is
-    /// an exact equivalence and removes the conditioning of `S` from the solver's tolerances;
-    /// duals `Yw` of the whitened LMIs map back as `L^{-T} Yw L^{-1}`.
-    fn program(&self, whitened: &DMatrix<f64>, caps: &[f64]) -> (ConicProblem, Block, Block) {
-        let sp = &self.problem;
-        let (n, d) = (sp.n(), sp.d());
-        let nf = n as f64;
-        let t = n;
-        let mut p = ConicProblem::new(n + 1);
-        p.add_objective(t, 1.0);
-        let rows = p.add_block(Cone::Nonnegative(2 * n + 1));
-        let mass = rows.start + 2 * n;
-        p.add_term(mass, t, 1.0);
-        p.add_constant(mass, -nf);
-        for (i, &cap) in caps.iter().enumerate() {
-            p.add_term(rows.start + i, i, 1.0);
-            p.add_constant(rows.start + n + i, cap);
-            p.add_term(rows.start + n + i, i, -1.0);
-            p.add_term(mass, i, 1.0);
-        }
-        let upper = p.add_block(Cone::PsdTriangle(d));
-        let lower = p.add_block(Cone::PsdTriangle(d));
-        let (g, lambda) = (sp.width(), sp.lambda());
-        for col in 0..d {
-            p.add_psd_constant(upper, col, col, 1.0 + g);
-            p.add_psd_constant(lower, col, col, -(1.0 - g));
-            p.add_psd_term(lower, col, col, t, lambda / nf);
-            for row in 0..=col {
-                for i in 0..n {
-                    let ww = whitened[(row, i)] * whitened[(col, i)] / nf;
-                    p.add_psd_term(upper, row, col, i, -ww);
-                    p.add_psd_term(lower, row, col, i, ww);
-                }
-            }
-        }
-        (p, upper, lower)
-    }
-}
-
-impl ScoreOracle for ClarabelSp {
+impl<P: ReferenceProgram> ScoreOracle for Clarabel<P> {
     fn dim(&self) -> usize {
         self.problem.dim()
     }
@@ -324,28 +193,5 @@ impl ScoreOracle for ClarabelSp {
         refined(&self.settings, accuracy, self.max_score(), |s| {
             self.evaluate_with(theta, s)
         })
-    }
-}
-
-impl ClarabelSp {
-    /// [`ScoreOracle::evaluate`] with `settings` instead of the backend's own.
-    pub fn evaluate_with(
-        &self,
-        theta: &[f64],
-        settings: &ClarabelSettings,
-    ) -> Result<ScoreEval, ScoreError> {
-        let sp = &self.problem;
-        let s = sp.candidate(theta)?;
-        let Some(factor) = s.factor.as_ref() else {
-            return Ok(ScoreEval::outside(sp.max_score()));
-        };
-        let (p, upper, lower) = self.program(&factor.whitened, &factor.caps);
-        let n = sp.n();
-        let (eval, _) = solve_certified(settings, &p, |sol| {
-            let y1 = factor.unwhiten(&block_matrix(&upper, &sol.z));
-            let y2 = factor.unwhiten(&block_matrix(&lower, &sol.z));
-            sp.certify(&s, &sol.x[..n], sol.x[n], &y1, &y2)
-        })?;
-        Ok(eval)
     }
 }

@@ -15,8 +15,9 @@
 mod fast;
 
 use crate::cm::CertifiedMean;
+use crate::cm::reference::{ClarabelCm, weights_program};
 use crate::dense::min_eigenvalue;
-use crate::reference::{ClarabelCm, block_matrix};
+use crate::reference::block_matrix;
 use crate::{ScoreError, ScoreEval, ScoreOracle};
 use nalgebra::{DMatrix, DVector};
 use sosdp_sdp::{Cone, SolveSettings};
@@ -45,7 +46,7 @@ pub fn minimise_cm(oracle: &ClarabelCm, ball: Option<&BallDomain>) -> Result<Anc
     let cm = oracle.problem();
     let (n, dim) = (cm.n(), cm.dim());
     check_ball(cm, ball)?;
-    let (mut p, psd) = oracle.weights_program(dim);
+    let (mut p, psd) = weights_program(cm, dim);
     for k in 0..dim {
         p.add_psd_term(psd, k, dim, n + k, 1.0);
     }

@@ -17,12 +17,12 @@ use crate::active_set::warm::WarmPool;
 use crate::active_set::{
     EvalStats, FastSettings, ScoreMap, cold_set, conclude, solve_certified, unfolded_budget,
 };
+use crate::cm::reference::ClarabelCm;
 use crate::cm::{CertifiedMean, Cut};
 use crate::dense::min_eigenvalue;
 use crate::ipm::{LmiBlock, Problem};
 use crate::membership::{Chord, Refinement, check_chord_args};
 use crate::oracle::{ScoreEval, ScoreOracle};
-use crate::reference::ClarabelCm;
 use nalgebra::DMatrix;
 use std::borrow::Cow;
 use std::cell::RefCell;

@@ -29,6 +29,7 @@
 //! A dual matrix at a fixed scale bounds CM from below at every `theta`, affinely: a [`Cut`].
 mod chord;
 pub mod fast;
+pub mod reference;
 
 use crate::dense::{
     self, all_finite, min_eigenvalue, psd_projection, scaled, trace_product, verified_shrink,

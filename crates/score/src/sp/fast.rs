@@ -22,8 +22,8 @@ use crate::dense::min_eigenvalue;
 use crate::ipm::{LinearRow, LmiBlock, Problem};
 use crate::membership::Refinement;
 use crate::oracle::{ScoreEval, ScoreOracle};
-use crate::reference::ClarabelSp;
 use crate::sp::Spectral;
+use crate::sp::reference::ClarabelSp;
 use nalgebra::DMatrix;
 use std::borrow::Cow;
 

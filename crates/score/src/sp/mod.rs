@@ -21,6 +21,7 @@
 //!   `SP >= nu n - (1 + gamma) tr(Y1 S) + (1 - gamma) tr(Y2 S)
 //!          + sum_i u_i min(0, x_i^T (Y1 - Y2) x_i / n - nu)`.
 pub mod fast;
+pub mod reference;
 
 use crate::cm::check_finite;
 use crate::dense::{self, eigen_range, psd_projection, scaled, trace_product, verified_shrink};
