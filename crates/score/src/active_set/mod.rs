@@ -562,3 +562,58 @@ pub fn conclude(
         )),
     }
 }
+
+/// The [`ScoreOracle`](crate::ScoreOracle) impl of a fast backend `$backend` (shared by
+/// [`crate::FastCm`] and [`crate::FastSp`]): dimension and maximum from its program
+/// ([`crate::reference::ReferenceProgram`]), backend `"fast"`, convex, evaluations through its
+/// `evaluate_detailed` / `evaluate_to` (a membership query stops as soon as its bracket
+/// decides), the refinement of its settings; `$extra` are the backend's own further methods.
+macro_rules! fast_oracle {
+    ($backend:ty { $($extra:tt)* }) => {
+        impl $crate::ScoreOracle for $backend {
+            fn dim(&self) -> usize {
+                $crate::reference::ReferenceProgram::dim(self.problem())
+            }
+
+            fn max_score(&self) -> f64 {
+                $crate::reference::ReferenceProgram::max_score(self.problem())
+            }
+
+            fn backend(&self) -> &'static str {
+                "fast"
+            }
+
+            fn convex(&self) -> bool {
+                true
+            }
+
+            fn evaluate(&self, theta: &[f64]) -> Result<$crate::ScoreEval, $crate::ScoreError> {
+                Ok(self.evaluate_detailed(theta, None)?.0)
+            }
+
+            fn member_eval(
+                &self,
+                theta: &[f64],
+                level: f64,
+            ) -> Result<$crate::ScoreEval, $crate::ScoreError> {
+                Ok(self.evaluate_detailed(theta, Some(level))?.0)
+            }
+
+            fn member_eval_to(
+                &self,
+                theta: &[f64],
+                level: f64,
+                accuracy: f64,
+            ) -> Result<$crate::ScoreEval, $crate::ScoreError> {
+                Ok(self.evaluate_to(theta, Some(level), accuracy)?.0)
+            }
+
+            fn refinement(&self) -> $crate::Refinement {
+                self.settings.refinement
+            }
+
+            $($extra)*
+        }
+    };
+}
+pub(crate) use fast_oracle;

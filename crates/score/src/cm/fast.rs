@@ -21,7 +21,7 @@ use crate::cm::reference::ClarabelCm;
 use crate::cm::{CertifiedMean, Cut};
 use crate::dense::min_eigenvalue;
 use crate::ipm::{LmiBlock, Problem};
-use crate::membership::{Chord, Refinement, check_chord_args};
+use crate::membership::{Chord, check_chord_args};
 use crate::oracle::{ScoreEval, ScoreOracle};
 use nalgebra::DMatrix;
 use std::borrow::Cow;
@@ -312,44 +312,7 @@ impl FastCm {
     }
 }
 
-impl ScoreOracle for FastCm {
-    fn dim(&self) -> usize {
-        self.problem().dim()
-    }
-
-    fn max_score(&self) -> f64 {
-        self.problem().n() as f64
-    }
-
-    fn backend(&self) -> &'static str {
-        "fast"
-    }
-
-    fn convex(&self) -> bool {
-        true
-    }
-
-    fn evaluate(&self, theta: &[f64]) -> Result<ScoreEval, ScoreError> {
-        Ok(self.evaluate_detailed(theta, None)?.0)
-    }
-
-    fn member_eval(&self, theta: &[f64], level: f64) -> Result<ScoreEval, ScoreError> {
-        Ok(self.evaluate_detailed(theta, Some(level))?.0)
-    }
-
-    fn member_eval_to(
-        &self,
-        theta: &[f64],
-        level: f64,
-        accuracy: f64,
-    ) -> Result<ScoreEval, ScoreError> {
-        Ok(self.evaluate_to(theta, Some(level), accuracy)?.0)
-    }
-
-    fn refinement(&self) -> Refinement {
-        self.settings.refinement
-    }
-
+crate::active_set::fast_oracle!(FastCm {
     /// From the kept cuts: beyond the first step where a cut exceeds `level + f` (`f` the
     /// floor of the settings' [`Refinement`], the width of the tie band), the score exceeds
     /// `level + f`, so every bracket of width at most `f` lies above `level` and the exact
@@ -390,4 +353,4 @@ impl ScoreOracle for FastCm {
             queries: hi_solves + lo_solves,
         })
     }
-}
+});

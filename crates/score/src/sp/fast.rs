@@ -20,7 +20,6 @@ use crate::active_set::{
 };
 use crate::dense::min_eigenvalue;
 use crate::ipm::{LinearRow, LmiBlock, Problem};
-use crate::membership::Refinement;
 use crate::oracle::{ScoreEval, ScoreOracle};
 use crate::sp::Spectral;
 use crate::sp::reference::ClarabelSp;
@@ -167,41 +166,4 @@ impl FastSp {
     }
 }
 
-impl ScoreOracle for FastSp {
-    fn dim(&self) -> usize {
-        self.problem().dim()
-    }
-
-    fn max_score(&self) -> f64 {
-        self.problem().max_score()
-    }
-
-    fn backend(&self) -> &'static str {
-        "fast"
-    }
-
-    fn convex(&self) -> bool {
-        true
-    }
-
-    fn evaluate(&self, theta: &[f64]) -> Result<ScoreEval, ScoreError> {
-        Ok(self.evaluate_detailed(theta, None)?.0)
-    }
-
-    fn member_eval(&self, theta: &[f64], level: f64) -> Result<ScoreEval, ScoreError> {
-        Ok(self.evaluate_detailed(theta, Some(level))?.0)
-    }
-
-    fn member_eval_to(
-        &self,
-        theta: &[f64],
-        level: f64,
-        accuracy: f64,
-    ) -> Result<ScoreEval, ScoreError> {
-        Ok(self.evaluate_to(theta, Some(level), accuracy)?.0)
-    }
-
-    fn refinement(&self) -> Refinement {
-        self.settings.refinement
-    }
-}
+crate::active_set::fast_oracle!(FastSp {});
