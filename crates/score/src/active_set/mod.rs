@@ -563,13 +563,26 @@ pub fn conclude(
     }
 }
 
-/// The [`ScoreOracle`](crate::ScoreOracle) impl of a fast backend `$backend` (shared by
-/// [`crate::FastCm`] and [`crate::FastSp`]): dimension and maximum from its program
-/// ([`crate::reference::ReferenceProgram`]), backend `"fast"`, convex, evaluations through its
-/// `evaluate_detailed` / `evaluate_to` (a membership query stops as soon as its bracket
-/// decides), the refinement of its settings; `$extra` are the backend's own further methods.
+/// What a fast backend `$backend` (shared by [`crate::FastCm`] and [`crate::FastSp`]) builds on
+/// its own `evaluate_to(theta, level, accuracy)`: the inherent `evaluate_detailed`, and the
+/// [`ScoreOracle`](crate::ScoreOracle) impl (dimension and maximum from its program
+/// ([`crate::reference::ReferenceProgram`]), backend `"fast"`, convex, a membership query
+/// stopping as soon as its bracket decides, the refinement of its settings); `$extra` are the
+/// backend's own further oracle methods.
 macro_rules! fast_oracle {
     ($backend:ty { $($extra:tt)* }) => {
+        impl $backend {
+            /// Evaluate with statistics; with `level`, stop as soon as the bracket decides
+            /// "score <= level" (the bracket may then be wider than the accuracy).
+            pub fn evaluate_detailed(
+                &self,
+                theta: &[f64],
+                level: Option<f64>,
+            ) -> Result<($crate::ScoreEval, $crate::EvalStats), $crate::ScoreError> {
+                self.evaluate_to(theta, level, self.settings.accuracy)
+            }
+        }
+
         impl $crate::ScoreOracle for $backend {
             fn dim(&self) -> usize {
                 $crate::reference::ReferenceProgram::dim(self.problem())

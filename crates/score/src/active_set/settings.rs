@@ -116,3 +116,13 @@ impl Default for FastSettings {
         }
     }
 }
+
+impl FastSettings {
+    /// The same settings with bracket width `accuracy`.
+    pub fn with_accuracy(&self, accuracy: f64) -> Self {
+        FastSettings {
+            accuracy,
+            ..self.clone()
+        }
+    }
+}

@@ -12,9 +12,10 @@
 //! score, then certified exactly like [`crate::anchor::minimise_cm`] (same bracket, same
 //! radius), so both backends return the same kind of [`Anchor`].
 use crate::ScoreError;
-use crate::active_set::{FastSettings, ScoreMap, cold_set, next_set, solve_certified};
+use crate::active_set::{FastSettings, cold_set, solve_certified};
 use crate::anchor::{Anchor, BallDomain, anchor_at, check_ball};
 use crate::cm::fast::FastCm;
+use crate::cm::fast::cm_map;
 use crate::ipm::{LmiBlock, Problem};
 use crate::oracle::ScoreOracle;
 use nalgebra::DMatrix;
@@ -59,10 +60,7 @@ impl FastCm {
             &full,
             start,
             &settings,
-            &ScoreMap {
-                offset: n,
-                scale: n,
-            },
+            &cm_map(n),
             None,
             |_| true,
             &t0,
@@ -73,15 +71,7 @@ impl FastCm {
             return crate::anchor::minimise_cm(&self.reference, ball);
         };
         let (theta, weights, y) = found.into_inner().expect("an accepted round was certified");
-        if self.settings.warm_start {
-            self.keep_warm(next_set(
-                &full,
-                c.set,
-                &c.block_duals,
-                &c.row_duals,
-                self.settings.margin,
-            ));
-        }
+        self.keep_next_warm(&full, c.set, &c.block_duals, &c.row_duals);
         anchor_at(cm, theta, &weights, &y, ball, self.settings.accuracy, |t| {
             self.evaluate(t)
         })

@@ -21,7 +21,7 @@
 use super::fast::FastCm;
 use crate::ScoreError;
 use crate::active_set::fold::ActiveSet;
-use crate::active_set::{FastSettings, ScoreMap, next_set, solve_certified};
+use crate::active_set::{FastSettings, ScoreMap, solve_certified};
 use crate::cm::CertifiedMean;
 use crate::ipm::{LinearRow, LmiBlock, Problem};
 use crate::membership::{end_by_bisection, on_line};
@@ -87,15 +87,7 @@ impl FastCm {
                 if let Some(cut) = last_cut.into_inner() {
                     self.keep_cut(cut);
                 }
-                if self.settings.warm_start {
-                    self.keep_warm(next_set(
-                        &full,
-                        c.set,
-                        &c.block_duals,
-                        &c.row_duals,
-                        self.settings.margin,
-                    ));
-                }
+                self.keep_next_warm(&full, c.set, &c.block_duals, &c.row_duals);
                 Ok((c.eval.lower, c.stats.rounds.max(1)))
             }
             None => {

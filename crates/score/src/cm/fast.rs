@@ -15,7 +15,8 @@ use crate::ScoreError;
 use crate::active_set::fold::{ActiveSet, Origin, classify_keeping};
 use crate::active_set::warm::WarmPool;
 use crate::active_set::{
-    EvalStats, FastSettings, ScoreMap, cold_set, conclude, solve_certified, unfolded_budget,
+    EvalStats, FastSettings, ScoreMap, cold_set, conclude, next_set, solve_certified,
+    unfolded_budget,
 };
 use crate::cm::reference::ClarabelCm;
 use crate::cm::{CertifiedMean, Cut};
@@ -134,6 +135,26 @@ impl FastCm {
         self.warm.keep(set);
     }
 
+    /// Keep (when warm starts are on) the active set that the final duals of a solve of `full`
+    /// give with the warm margin ([`next_set`]).
+    pub(crate) fn keep_next_warm(
+        &self,
+        full: &Problem,
+        set: ActiveSet,
+        block_duals: &[DMatrix<f64>],
+        row_duals: &[f64],
+    ) {
+        if self.settings.warm_start {
+            self.keep_warm(next_set(
+                full,
+                set,
+                block_duals,
+                row_duals,
+                self.settings.margin,
+            ));
+        }
+    }
+
     /// Keep the cut of a solve (the oldest one goes when there are [`CUTS`]).
     pub(crate) fn keep_cut(&self, cut: Cut) {
         let mut cuts = self.cuts.lock().unwrap_or_else(|e| e.into_inner());
@@ -212,27 +233,15 @@ impl FastCm {
         }
     }
 
-    /// Evaluate with statistics; with `level`, stop as soon as the bracket decides
-    /// "score <= level" (the bracket may then be wider than the accuracy).
-    pub fn evaluate_detailed(
-        &self,
-        theta: &[f64],
-        level: Option<f64>,
-    ) -> Result<(ScoreEval, EvalStats), ScoreError> {
-        self.evaluate_to(theta, level, self.settings.accuracy)
-    }
-
-    /// [`Self::evaluate_detailed`] with the bracket width `accuracy` instead of the settings'.
+    /// The CM score at `theta` with statistics, to bracket width `accuracy`; with `level`, stop
+    /// as soon as the bracket decides "score <= level" (see `evaluate_detailed`).
     pub fn evaluate_to(
         &self,
         theta: &[f64],
         level: Option<f64>,
         accuracy: f64,
     ) -> Result<(ScoreEval, EvalStats), ScoreError> {
-        let settings = FastSettings {
-            accuracy,
-            ..self.settings.clone()
-        };
+        let settings = self.settings.with_accuracy(accuracy);
         let cm = self.problem();
         cm.check_theta(theta)?;
         if !cm.in_domain(theta) {
@@ -280,10 +289,7 @@ impl FastCm {
             &full,
             start,
             &settings,
-            &ScoreMap {
-                offset: n,
-                scale: n,
-            },
+            &cm_map(n),
             level,
             reduced_ok,
             &[],
@@ -354,3 +360,12 @@ crate::active_set::fast_oracle!(FastCm {
         })
     }
 });
+
+/// How the CM program of [`FastCm`] maps onto the score: `CM = n + n * objective` (the
+/// objective is `-sum a / n`).
+pub(crate) fn cm_map(n: f64) -> ScoreMap {
+    ScoreMap {
+        offset: n,
+        scale: n,
+    }
+}

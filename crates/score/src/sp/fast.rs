@@ -69,26 +69,15 @@ impl FastSp {
         self.warm.clear();
     }
 
-    /// Evaluate with statistics; with `level`, stop as soon as the bracket decides.
-    pub fn evaluate_detailed(
-        &self,
-        theta: &[f64],
-        level: Option<f64>,
-    ) -> Result<(ScoreEval, EvalStats), ScoreError> {
-        self.evaluate_to(theta, level, self.settings.accuracy)
-    }
-
-    /// [`Self::evaluate_detailed`] with the bracket width `accuracy` instead of the settings'.
+    /// The SP score at `theta = svec(S)` with statistics, to bracket width `accuracy`; with
+    /// `level`, stop as soon as the bracket decides (see `evaluate_detailed`).
     pub fn evaluate_to(
         &self,
         theta: &[f64],
         level: Option<f64>,
         accuracy: f64,
     ) -> Result<(ScoreEval, EvalStats), ScoreError> {
-        let settings = FastSettings {
-            accuracy,
-            ..self.settings.clone()
-        };
+        let settings = self.settings.with_accuracy(accuracy);
         let sp = self.problem();
         let s = sp.candidate(theta)?;
         let Some(factor) = s.factor.as_ref() else {
