@@ -64,11 +64,10 @@ impl Clone for FastCm {
 }
 
 impl FastCm {
-    /// The backend for `problem`. Sets OpenBLAS to one thread: its kernels here are small
-    /// and its spinning threads cost more than they save (parallelism belongs to rayon,
-    /// across evaluations).
+    /// The backend for `problem`, with the default [`FastSettings`]. Its BLAS kernels are
+    /// small: the binary runs OpenBLAS on one thread (parallelism belongs to rayon, across
+    /// evaluations).
     pub fn new(problem: CertifiedMean) -> Self {
-        sosdp_openblas::set_num_threads(1);
         let points = problem.lifted_points() / (problem.n() as f64).sqrt();
         FastCm {
             reference: ClarabelCm::new(problem),

@@ -45,9 +45,8 @@ impl Clone for FastSp {
 }
 
 impl FastSp {
-    /// The backend for `problem` (sets OpenBLAS to one thread, see [`crate::FastCm::new`]).
+    /// The backend for `problem`, with the default [`FastSettings`].
     pub fn new(problem: Spectral) -> Self {
-        sosdp_openblas::set_num_threads(1);
         FastSp {
             reference: ClarabelSp::new(problem),
             settings: FastSettings::default(),
