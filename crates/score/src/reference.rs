@@ -112,8 +112,8 @@ pub trait ReferenceProgram {
     fn dim(&self) -> usize;
     /// Largest value of the score (its value outside the domain).
     fn max_score(&self) -> f64;
-    /// The certified evaluation at `theta` with `settings` (clarabel, see
-    /// [`solve_certified`]).
+    /// The certified evaluation at `theta` with `settings`: clarabel at the first tolerance,
+    /// once more at the relaxed one if the certified bracket is too wide.
     fn solve(&self, theta: &[f64], settings: &ClarabelSettings) -> Result<ScoreEval, ScoreError>;
 }
 

@@ -49,7 +49,7 @@ pub enum Origin {
     Estimate(f64),
     /// A warm start's guess from the dual of a solve at another `theta`: when its fold is
     /// infeasible or the dual of its first round contradicts more statuses than one repair
-    /// frees, the guess is abandoned for a cold start (see [`super::driver`]).
+    /// frees, the guess is abandoned for a cold start (see [`super::solve_certified`]).
     Guess,
 }
 
@@ -87,6 +87,7 @@ impl ActiveSet {
         self
     }
 
+    /// Where the statuses came from.
     pub fn origin(&self) -> Origin {
         self.origin
     }
@@ -99,6 +100,7 @@ impl ActiveSet {
         }
     }
 
+    /// The status of each weight.
     pub fn status(&self) -> &[Status] {
         &self.status
     }
@@ -108,14 +110,17 @@ impl ActiveSet {
         self.folded_mass
     }
 
+    /// The margins the statuses were derived from (empty when none were kept).
     pub fn margins(&self) -> &[f64] {
         &self.margins
     }
 
+    /// Keep the margins the statuses were derived from.
     pub fn set_margins(&mut self, margins: Vec<f64>) {
         self.margins = margins;
     }
 
+    /// Number of weights with status `which`.
     pub fn count(&self, which: Status) -> usize {
         self.status.iter().filter(|s| **s == which).count()
     }

@@ -37,7 +37,9 @@ pub struct EvalStats {
 /// How a problem maps onto the score: `score = offset + scale * objective` (objective of the
 /// full problem).
 pub struct ScoreMap {
+    /// Score at objective 0, in points.
     pub offset: f64,
+    /// Points of score per objective unit.
     pub scale: f64,
 }
 
@@ -49,11 +51,15 @@ impl ScoreMap {
 
 /// A certified solution of the full problem.
 pub struct Certified {
+    /// The certified bracket of the score.
     pub eval: ScoreEval,
+    /// The active set of the accepted round, as solved.
     pub set: ActiveSet,
+    /// What the evaluation did.
     pub stats: EvalStats,
-    /// Duals of the last reduced solve (valid duals of the full problem's blocks and rows).
+    /// Duals of the last reduced solve (valid duals of the full problem's blocks) ...
     pub block_duals: Vec<DMatrix<f64>>,
+    /// ... and of its rows.
     pub row_duals: Vec<f64>,
 }
 
@@ -377,7 +383,7 @@ pub fn next_set(
 /// times `sqrt(n / n_s)`), is solved (its own cold set coming from the next smaller subsample)
 /// until its dual contradicts none of its statuses; every weight of `full` is then classified
 /// by its margin under that dual with `settings.cold_margin`. With `budget`, at most
-/// [`cold_budget`] of them (for the weight the subsample's optimum removes) stay
+/// the cold budget of them (for the weight the subsample's optimum removes) stay
 /// unfolded, and the set is marked as an estimate ([`Origin::Estimate`]) so that its
 /// first round is solved loosely ([`FastSettings::loose_share`]). The smallest level is solved with every
 /// weight free (a level is solved directly when the next one would have more than half its

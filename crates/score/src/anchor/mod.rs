@@ -25,7 +25,9 @@ use sosdp_sdp::{Cone, SolveSettings};
 /// A Euclidean ball `B(centre, radius)`: the data-independent domain of a mechanism stage.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BallDomain {
+    /// The centre, a point of the parameter space.
     pub centre: Vec<f64>,
+    /// The radius (Euclidean), positive.
     pub radius: f64,
 }
 

@@ -1,6 +1,6 @@
 //! The fast CM backend (MATH.md 3.2): the interior-point method of [`crate::ipm`] on
 //! `max sum a s.t. B(theta) - sum_i (a_i / n) zh_i zh_i^T ⪰ 0, 0 <= a <= 1`, restricted to the
-//! undecided weights by the active set of [`super::active_set`], certified by
+//! undecided weights by the active set of [`crate::active_set`], certified by
 //! [`CertifiedMean::certify`] exactly like the reference backend.
 //!
 //! Cold start: the same program on a fixed, evenly spaced subsample estimates the dual `Y`;
@@ -80,15 +80,18 @@ impl FastCm {
         }
     }
 
+    /// The same backend with `settings`.
     pub fn with_settings(mut self, settings: FastSettings) -> Self {
         self.settings = settings;
         self
     }
 
+    /// The score's problem data.
     pub fn problem(&self) -> &CertifiedMean {
         self.reference.problem()
     }
 
+    /// The backend's settings.
     pub fn settings(&self) -> &FastSettings {
         &self.settings
     }
@@ -319,7 +322,7 @@ impl FastCm {
 
 crate::active_set::fast_oracle!(FastCm {
     /// From the kept cuts: beyond the first step where a cut exceeds `level + f` (`f` the
-    /// floor of the settings' [`Refinement`], the width of the tie band), the score exceeds
+    /// floor of the settings' [`crate::Refinement`], the width of the tie band), the score exceeds
     /// `level + f`, so every bracket of width at most `f` lies above `level` and the exact
     /// decision ([`crate::membership::decide`]) is NO, whatever the oracle's state. (Within
     /// the band a query may be answered YES by the tie rule, so a cut above `level` alone

@@ -27,7 +27,7 @@
 //! tends to `n` (every weight with `e^T zh_i != 0` must be 0 there).
 //!
 //! A dual matrix at a fixed scale bounds CM from below at every `theta`, affinely: a [`Cut`].
-mod chord;
+pub mod chord;
 pub mod fast;
 pub mod reference;
 
@@ -115,10 +115,12 @@ impl CertifiedMean {
         self.zh.nrows() - 1
     }
 
+    /// The centre `c` of the domain.
     pub fn centre(&self) -> &DVector<f64> {
         &self.centre
     }
 
+    /// The budget matrix `Gamma` (`D x D`, positive definite).
     pub fn gamma(&self) -> &DMatrix<f64> {
         &self.gamma
     }
@@ -395,7 +397,8 @@ pub fn best_scaled_bound(n: f64, beta: f64, q: &[f64]) -> f64 {
 pub fn best_scale(n: f64, beta: f64, q: &[f64]) -> (f64, f64) {
     let value = |t: f64| n - t * beta - q.iter().map(|qi| (1.0 - t * qi / n).max(0.0)).sum::<f64>();
     // Breakpoints `(n / q_i, q_i / n)` on each side of 1 (`q_i = 0` never breaks).
-    let (above, below): (Vec<(f64, f64)>, Vec<(f64, f64)>) = q
+    type Breakpoints = Vec<(f64, f64)>;
+    let (above, below): (Breakpoints, Breakpoints) = q
         .iter()
         .filter(|qi| **qi > 0.0)
         .map(|qi| (n / qi, qi / n))

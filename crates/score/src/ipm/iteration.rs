@@ -87,11 +87,10 @@ pub fn solve(
     if matches!(
         termination,
         Termination::MaxIterations | Termination::NumericalError
-    ) {
-        if let Some((_, b)) = best {
-            it = b;
-            termination = Termination::Stalled;
-        }
+    ) && let Some((_, b)) = best
+    {
+        it = b;
+        termination = Termination::Stalled;
     }
     let pobj = dotv(&c.a, &it.x.a) + dotv(&c.t, &it.x.t);
     let dobj = -h.dot(&it.z);

@@ -42,9 +42,11 @@ pub use settings::IpmSettings;
 /// How the solve ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Termination {
+    /// An accurate iterate with gap at most `gap_tol`.
     Converged,
     /// The caller's progress callback asked to stop.
     Stopped,
+    /// The iteration budget ran out before an accurate iterate.
     MaxIterations,
     /// Progress stopped (iteration limit, loss of accuracy or a numerical failure) after an
     /// accurate iterate was reached: the solution is the accurate iterate with the smallest gap.
@@ -56,25 +58,37 @@ pub enum Termination {
 /// Iterate and duals at the end of a solve.
 #[derive(Clone, Debug)]
 pub struct Solution {
+    /// The weights `a`.
     pub a: Vec<f64>,
+    /// The free variables `t`.
     pub extra: Vec<f64>,
     /// Dual matrix `Z_b` of each LMI block.
     pub block_duals: Vec<DMatrix<f64>>,
     /// Dual of each linear row.
     pub row_duals: Vec<f64>,
+    /// Objective at the primal iterate.
     pub primal_objective: f64,
+    /// Dual objective `-h^T z` (a lower bound only when the dual is feasible).
     pub dual_objective: f64,
+    /// Newton steps taken.
     pub iterations: usize,
+    /// How the solve ended.
     pub termination: Termination,
 }
 
 /// What the progress callback sees after each iteration.
 #[derive(Clone, Copy, Debug)]
 pub struct Progress {
+    /// Newton steps so far.
     pub iteration: usize,
+    /// Objective at the primal iterate.
     pub primal_objective: f64,
+    /// Dual objective `-h^T z`.
     pub dual_objective: f64,
+    /// Duality gap `s^T z`.
     pub gap: f64,
+    /// Relative primal residual (see [`IpmSettings::feas_tol`]).
     pub primal_residual: f64,
+    /// Relative dual residual (see [`IpmSettings::feas_tol`]).
     pub dual_residual: f64,
 }

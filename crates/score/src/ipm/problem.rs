@@ -8,6 +8,7 @@ use std::borrow::Cow;
 /// One LMI block `C - sign * sum_i a_i w_i w_i^T - sum_k t_k T_k ⪰ 0`.
 #[derive(Clone, Debug)]
 pub struct LmiBlock<'a> {
+    /// The constant `C` (`p x p`, symmetric).
     pub constant: DMatrix<f64>,
     /// `+1` (packing: weights use up the block) or `-1` (covering).
     pub sign: f64,
@@ -21,8 +22,11 @@ pub struct LmiBlock<'a> {
 /// A linear row `h - a_coeff * sum_i a_i - sum_k extra_k t_k >= 0`.
 #[derive(Clone, Debug)]
 pub struct LinearRow {
+    /// The constant `h`.
     pub h: f64,
+    /// The coefficient `a_coeff` of every weight.
     pub a_coeff: f64,
+    /// The coefficient `extra_k` of each free variable.
     pub extra: Vec<f64>,
 }
 
@@ -35,7 +39,9 @@ pub struct Problem<'a> {
     pub cost_a: f64,
     /// Cost of each free variable.
     pub cost_extra: Vec<f64>,
+    /// The LMI blocks.
     pub blocks: Vec<LmiBlock<'a>>,
+    /// The linear rows.
     pub rows: Vec<LinearRow>,
 }
 

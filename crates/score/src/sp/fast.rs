@@ -54,11 +54,13 @@ impl FastSp {
         }
     }
 
+    /// The same backend with `settings`.
     pub fn with_settings(mut self, settings: FastSettings) -> Self {
         self.settings = settings;
         self
     }
 
+    /// The score's problem data.
     pub fn problem(&self) -> &Spectral {
         self.reference.problem()
     }

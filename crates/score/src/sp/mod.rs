@@ -40,12 +40,15 @@ pub struct Spectral {
 
 /// `S` as a dense matrix, with what every bound needs when it is positive definite.
 pub struct Candidate {
+    /// `S = smat(theta)`.
     pub matrix: DMatrix<f64>,
+    /// Its factor when `S` is positive definite (`None`: outside the domain).
     pub factor: Option<Factor>,
 }
 
 /// Quantities of a positive definite `S = L L^T`, computed once per candidate.
 pub struct Factor {
+    /// The Cholesky factor `S = L L^T`.
     pub chol: Cholesky<f64, Dyn>,
     /// Whitened points `w_i = L^{-1} x_i` as columns; `|w_i|^2 = x_i^T S^{-1} x_i`.
     pub whitened: DMatrix<f64>,
@@ -91,6 +94,7 @@ impl Spectral {
         })
     }
 
+    /// Number of points `n`.
     pub fn n(&self) -> usize {
         self.x.ncols()
     }
@@ -105,10 +109,12 @@ impl Spectral {
         self.d() * (self.d() + 1) / 2
     }
 
+    /// The cap parameter `lambda` of `u_i(S) = min(1, lambda / (x_i^T S^{-1} x_i))`.
     pub fn lambda(&self) -> f64 {
         self.lambda
     }
 
+    /// The spectral width `gamma` of the two LMIs.
     pub fn width(&self) -> f64 {
         self.width
     }
