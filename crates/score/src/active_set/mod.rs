@@ -149,10 +149,9 @@ impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
     /// solve early.
     ///
     /// A warm guess ([`Origin::Guess`]) gives way to a cold start when its fold is infeasible
-    /// or its first dual contradicts more statuses than one repair frees: at d = 50,
-    /// n = 50000 (a stage-3-like level body, queries along a new direction well outside it)
-    /// the repairs of such guesses grew to 28000 free weights and 30 s per query, where a
-    /// cold start takes about 1.5 s.
+    /// or its first dual contradicts more statuses than one repair frees: repairing a guess
+    /// that far off grows the free set to a large share of the weights, far costlier than a
+    /// cold start.
     fn run<R>(
         &self,
         mut set: ActiveSet,
@@ -215,8 +214,8 @@ impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
             let fresh = {
                 // Where the margins are degenerate (the score a small fraction of n, see
                 // `cold_set`), an accurate first dual still orders the weights: beyond
-                // `settings.degenerate` times the budget unfolded, the budget holds (at D = 50 the plain
-                // classification left 28000 of 50000 weights free, a 2-minute round).
+                // `settings.degenerate` times the budget unfolded, the budget holds (the plain
+                // classification can leave most weights free).
                 let plain = classify(&m, self.settings.margin);
                 if round == first && loose.is_none() {
                     let keep = unfolded_budget(
@@ -255,8 +254,7 @@ impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
                 // weights, most of which the next, better dual confirms; freeing them all made
                 // reduced problems of half the weights (cost `N m^2` per iteration).
                 // After the loose round, fewer: its dual's contradictions come partly from its
-                // inexactness (freeing 2 free of them made rounds of thousands of weights at
-                // n = 20000, then the full problem).
+                // inexactness.
                 let budget = if loose.is_some() {
                     self.settings.min_repair
                 } else {
@@ -451,10 +449,10 @@ pub fn cold_set(
     let mut free: Vec<usize> = (0..n).filter(|&i| status[i] == Status::Free).collect();
     let cap = cold_cap(full, settings);
     if free.len() > cap {
-        // At large D the subsample's dual leaves a third of the weights within the cold
-        // margin (16000 of 50000 at D = 50, m = 1326: ~1 s per iteration, and the method
-        // stalls); only the `cap` least decided stay free, the repair rounds free the others
-        // that the dual of the reduced problem contradicts.
+        // At large D the subsample's dual can leave a large share of the weights within the
+        // cold margin (slow iterations, and the method stalls); only the `cap` least decided
+        // stay free, the repair rounds free the others that the dual of the reduced problem
+        // contradicts.
         free.sort_unstable_by(|&i, &j| m[i].abs().total_cmp(&m[j].abs()));
         for &i in &free[cap..] {
             status[i] = if m[i] > 0.0 {

@@ -35,8 +35,8 @@ impl FastCm {
         let full = self.anchor_problem(ball);
         let t0 = vec![0.0; cm.dim()];
         // A wider cold margin than evaluations use: the certified ball needs the interior
-        // solution that a larger free set gives (with 0.25, the radius came out 0 when the
-        // ball domain binds, in `fast_anchor_agrees_with_clarabel`).
+        // solution that a larger free set gives (with the evaluations' margin the radius can
+        // come out 0 when the ball domain binds).
         let settings = FastSettings {
             cold_margin: ANCHOR_COLD_MARGIN,
             ..self.settings.clone()

@@ -141,8 +141,8 @@ pub(super) fn newton_step(
         (dx, ds, dz)
     };
     let neg_lsq = lambda_sq.map(|_, _, x| -x, |_, m| -m);
-    // The affine direction only sets the centring and the second-order term: without
-    // refinement (the iterations are the same; 9% of the time of a cold evaluation at D = 10).
+    // The affine direction only sets the centring and the second-order term: solved without
+    // iterative refinement (the iterates are the same, the solve cheaper).
     let (_, ds_a, dz_a) = direction(&neg_lsq, false);
     let (dsa, dza) = (scaling.scale_s(&ds_a), scaling.scale_z(&dz_a));
     let alpha_aff = scaling.max_step(&dza, scaling.max_step(&dsa, 1.0));

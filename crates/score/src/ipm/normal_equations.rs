@@ -87,7 +87,7 @@ impl Normal {
             }
         } else {
             // `M_aa = Dg + sum_b (P_b^T P_b)∘(P_b^T P_b) + sum_j d_j g_j^2 1 1^T`, built in
-            // place (the N x N temporaries dominated the iteration at D = 55).
+            // place (`N x N` temporaries would dominate the iteration).
             let mut m = DMatrix::zeros(n, n);
             let mut gram = DMatrix::zeros(n, n);
             for p in &scaled {

@@ -18,7 +18,7 @@ impl NtBlock {
     pub(super) fn new(s: &DMatrix<f64>, z: &DMatrix<f64>) -> Option<Self> {
         let ls = nalgebra::Cholesky::new(sym(s.clone()))?.unpack();
         let lz = nalgebra::Cholesky::new(sym(z.clone()))?.unpack();
-        // nalgebra's SVD: at these sizes (11-55) it takes 55-90% of LAPACK `dgesvd`'s time.
+        // nalgebra's SVD: at these block sizes faster than LAPACK's `dgesvd`.
         let m = lz.tr_mul(&ls);
         if !m.iter().all(|x| x.is_finite()) {
             return None;
