@@ -41,7 +41,8 @@ pub mod reference;
 pub mod sp;
 
 pub use active_set::{EvalStats, FastSettings};
-pub use anchor::{Anchor, BallDomain, minimise_cm};
+pub use anchor::reference::minimise_cm;
+pub use anchor::{Anchor, BallDomain};
 pub use cm::fast::FastCm;
 pub use cm::reference::ClarabelCm;
 pub use cm::{CertifiedMean, Cut};

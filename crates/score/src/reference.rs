@@ -15,12 +15,17 @@ use sosdp_sdp::{Block, Cone, ConicProblem, ConicSolution, SolveSettings};
 /// [`ClarabelSettings::default`] gives them.
 #[derive(Clone, Debug)]
 pub struct ClarabelSettings {
-    /// Solver tolerance (gap and feasibility), first attempt (200 iterations at most).
-    /// Default `1e-8`.
+    /// Solver tolerance (gap and feasibility), first attempt. Default `1e-8`.
     pub tolerance: f64,
-    /// Tolerance of the single retry after a bracket too wide (500 iterations at most).
-    /// Default `1e-6`.
+    /// Iteration budget of the first attempt. Default 200.
+    pub max_iter: u32,
+    /// Tolerance of the single retry after a bracket too wide. Default `1e-6`.
     pub relaxed_tolerance: f64,
+    /// Iteration budget of the retry. Default 500.
+    pub relaxed_max_iter: u32,
+    /// Iteration budget of each of the anchor's two attempts ([`crate::minimise_cm`], at
+    /// `tolerance` then `relaxed_tolerance`). Default 500.
+    pub anchor_max_iter: u32,
     /// Largest accepted bracket width `upper - lower`, in points (MATH.md 3.2's zeta).
     /// Default `1e-3`.
     pub accuracy: f64,
@@ -30,7 +35,10 @@ impl Default for ClarabelSettings {
     fn default() -> Self {
         ClarabelSettings {
             tolerance: 1e-8,
+            max_iter: 200,
             relaxed_tolerance: 1e-6,
+            relaxed_max_iter: 500,
+            anchor_max_iter: 500,
             accuracy: 1e-3,
         }
     }
@@ -76,7 +84,10 @@ pub(crate) fn solve_certified(
 ) -> Result<(ScoreEval, ConicSolution), ScoreError> {
     let mut last_status = String::new();
     let mut best: Option<(ScoreEval, ConicSolution)> = None;
-    for (tolerance, max_iter) in [(settings.tolerance, 200), (settings.relaxed_tolerance, 500)] {
+    for (tolerance, max_iter) in [
+        (settings.tolerance, settings.max_iter),
+        (settings.relaxed_tolerance, settings.relaxed_max_iter),
+    ] {
         let solution = problem.solve(&SolveSettings {
             tolerance,
             max_iter,

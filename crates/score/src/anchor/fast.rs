@@ -68,7 +68,7 @@ impl FastCm {
         );
         let Some(c) = certified else {
             self.count_fallback();
-            return crate::anchor::minimise_cm(&self.reference, ball);
+            return super::reference::minimise_cm(&self.reference, ball);
         };
         let (theta, weights, y) = found.into_inner().expect("an accepted round was certified");
         self.keep_next_warm(&full, c.set, &c.block_duals, &c.row_duals);
