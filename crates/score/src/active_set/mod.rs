@@ -1,6 +1,12 @@
-//! The certified solve shared by the fast CM and SP backends: interior-point method on the
-//! active set's reduced problem, expansion to all weights, certification on the full problem,
-//! and repair rounds that free every weight whose status the final dual contradicts.
+//! The active-set driver shared by the fast CM and SP backends (MATH.md 3.2): the
+//! interior-point method ([`crate::ipm`]) on the active set's reduced problem, expansion to
+//! all weights, certification on the full problem, and repair rounds that free every weight
+//! whose status the final dual contradicts; cold starts from a cascade of subsamples
+//! ([`cold_set`]) and warm starts from the previous duals ([`next_set`]).
+//!
+//! - [`fold`]: the active set itself, weights at their bounds folded into constants;
+//! - [`warm`]: the pool of warm-start states;
+//! - [`settings`]: [`FastSettings`], every tolerance and budget of the driver.
 pub mod fold;
 pub mod settings;
 pub mod warm;

@@ -27,6 +27,10 @@
 //!
 //! Nothing here is trusted: the callers certify every answer with the backend-independent
 //! brackets of [`crate::cm`] and [`crate::sp`].
+//!
+//! The solver's parts: the problem and the method's vectors (`problem`), the NT scaling
+//! (`scaling`), the normal equations (`normal_equations`), the predictor-corrector loop
+//! ([`solve`], `iteration`) and its stopping rules ([`IpmSettings`]).
 mod iteration;
 mod normal_equations;
 mod problem;
