@@ -32,8 +32,8 @@ pub struct FastSettings {
     /// objective units by the score's scale). Default 0.25.
     pub gap_share: f64,
     /// Interior-point settings of a certified round; its `gap_tol` is replaced by the one
-    /// [`FastSettings::gap_share`] gives. Default: `feas_tol = 1e-9`, `max_iter = 80`,
-    /// `stall_factor = 1e3` ([`IpmSettings`]).
+    /// [`FastSettings::gap_share`] gives. Default [`IpmSettings::default`] (`feas_tol = 1e-9`,
+    /// `max_iter = 80`).
     pub round: IpmSettings,
     /// A membership query's solve stops early once its bracket lies farther than
     /// `stop_margin * accuracy` from the level ... Default 10.
@@ -48,7 +48,8 @@ pub struct FastSettings {
     /// Feasibility tolerance of that loose first round. Default `1e-7`.
     pub loose_feas_tol: f64,
     /// Interior-point settings of the cold start's subsample levels. Default:
-    /// `gap_tol = 1e-3`, `feas_tol = 1e-6`, `max_iter = 60`, `stall_factor = 1e3`.
+    /// `gap_tol = 1e-3`, `feas_tol = 1e-6`, `max_iter = 60`, the others as
+    /// [`IpmSettings::default`].
     pub subsample_round: IpmSettings,
     /// Ratio of consecutive subsample sizes in the cold start's cascade. Default 8.
     pub cascade: usize,
@@ -88,12 +89,7 @@ impl Default for FastSettings {
             warm_start: true,
             refinement: Refinement::default(),
             gap_share: 0.25,
-            round: IpmSettings {
-                gap_tol: 1e-9,
-                feas_tol: 1e-9,
-                max_iter: 80,
-                stall_factor: 1e3,
-            },
+            round: IpmSettings::default(),
             stop_margin: 10.0,
             stop_residual: 1e-7,
             loose_share: 0.05,
@@ -102,7 +98,7 @@ impl Default for FastSettings {
                 gap_tol: 1e-3,
                 feas_tol: 1e-6,
                 max_iter: 60,
-                stall_factor: 1e3,
+                ..IpmSettings::default()
             },
             cascade: 8,
             min_repair: 256,

@@ -78,7 +78,7 @@ pub fn solve(
         if iter == settings.max_iter || stalled {
             break;
         }
-        let Some(step) = newton_step(problem, &it, &rp, &rd, gap / degree) else {
+        let Some(step) = newton_step(problem, &it, &rp, &rd, gap / degree, settings) else {
             termination = Termination::NumericalError;
             break;
         };
@@ -113,8 +113,9 @@ pub(super) fn newton_step(
     rp: &ConeVec,
     rd: &XVec,
     mu: f64,
+    settings: &IpmSettings,
 ) -> Option<Iterate> {
-    let scaling = Scaling::new(&it.s, &it.z)?;
+    let scaling = Scaling::new(&it.s, &it.z, settings.svd_max_iter)?;
     let normal = Normal::new(problem, &scaling, &it.s, &it.z)?;
     let lambda_sq = Scaling::jordan(&scaling.lambda, &scaling.lambda);
     // Direction for a complementarity right-hand side `rc` (scaled coordinates); `refine`:
@@ -127,7 +128,7 @@ pub(super) fn newton_step(
         let ra: Vec<f64> = rd.a.iter().zip(&gv.a).map(|(r, g)| -r - g).collect();
         let rt: Vec<f64> = rd.t.iter().zip(&gv.t).map(|(r, g)| -r - g).collect();
         let dx = if refine {
-            normal.solve(&ra, &rt)
+            normal.solve(&ra, &rt, settings)
         } else {
             normal.solve_once(&ra, &rt)
         };
@@ -155,12 +156,12 @@ pub(super) fn newton_step(
         |_, m| m + DMatrix::identity(m.nrows(), m.ncols()) * shift,
     );
     let (dx, ds, dz) = direction(&rc, true);
-    // Steps beyond 1 / 0.99 are cut to 1 anyway.
+    // Steps beyond 1 / step_fraction are cut to 1 anyway.
     let alpha_max = scaling.max_step(
         &scaling.scale_z(&dz),
-        scaling.max_step(&scaling.scale_s(&ds), 1.0 / 0.99),
+        scaling.max_step(&scaling.scale_s(&ds), 1.0 / settings.step_fraction),
     );
-    let alpha = (0.99 * alpha_max).min(1.0);
+    let alpha = (settings.step_fraction * alpha_max).min(1.0);
     if !(alpha > 0.0) {
         return None;
     }

@@ -1,5 +1,6 @@
 //! The normal equations `G^T (W^T W)^{-1} G dx = rhs` of the Newton step: the weight block as
 //! diagonal plus low rank, solved by Woodbury or dense Cholesky, the free variables by bordering.
+use super::IpmSettings;
 use super::problem::{ConeVec, Problem, XVec, axpyv, sym};
 use super::scaling::Scaling;
 use crate::dense::quad_forms;
@@ -236,11 +237,11 @@ impl Normal {
     /// unfactored matrix (the Woodbury form loses digits when `Dg` spans many decades). The
     /// refinement stops when the residual is at rounding level or no longer halves (as
     /// LAPACK's refinement does: further steps only repeat the rounding of the residual).
-    pub(super) fn solve(&self, ra: &[f64], rt: &[f64]) -> XVec {
+    pub(super) fn solve(&self, ra: &[f64], rt: &[f64], settings: &IpmSettings) -> XVec {
         let mut x = self.solve_once(ra, rt);
         let norm = ra.iter().chain(rt).fold(0.0f64, |m, v| m.max(v.abs()));
         let mut last = f64::INFINITY;
-        for _ in 0..8 {
+        for _ in 0..settings.refinement_steps {
             let mx = self.apply(&x);
             let res_a: Vec<f64> = ra.iter().zip(&mx.a).map(|(r, m)| r - m).collect();
             let res_t: Vec<f64> = rt.iter().zip(&mx.t).map(|(r, m)| r - m).collect();
@@ -248,7 +249,7 @@ impl Normal {
                 .iter()
                 .chain(&res_t)
                 .fold(0.0f64, |m, v| m.max(v.abs()));
-            if !(res > 1e-14 * norm) || res > 0.5 * last {
+            if !(res > settings.refinement_tol * norm) || res > 0.5 * last {
                 break;
             }
             last = res;

@@ -3,10 +3,6 @@ use super::problem::{ConeVec, sym};
 use crate::dense::{Cholesky, min_eigenvalue};
 use nalgebra::{DMatrix, DVector};
 
-/// Iteration cap of the NT scaling's SVD (a few per singular value suffice; without a cap
-/// nalgebra iterates until convergence). Past it the step fails as a numerical error.
-const SVD_MAX_ITER: usize = 1000;
-
 /// Nesterov–Todd scaling of one PSD block: `R^T Z R = R^{-1} S R^{-T} = diag(lambda)`.
 pub(super) struct NtBlock {
     pub(super) r: DMatrix<f64>,
@@ -15,7 +11,7 @@ pub(super) struct NtBlock {
 }
 
 impl NtBlock {
-    pub(super) fn new(s: &DMatrix<f64>, z: &DMatrix<f64>) -> Option<Self> {
+    pub(super) fn new(s: &DMatrix<f64>, z: &DMatrix<f64>, svd_max_iter: usize) -> Option<Self> {
         let ls = nalgebra::Cholesky::new(sym(s.clone()))?.unpack();
         let lz = nalgebra::Cholesky::new(sym(z.clone()))?.unpack();
         // nalgebra's SVD: at these block sizes faster than LAPACK's `dgesvd`.
@@ -23,7 +19,7 @@ impl NtBlock {
         if !m.iter().all(|x| x.is_finite()) {
             return None;
         }
-        let svd = m.try_svd(true, true, f64::EPSILON, SVD_MAX_ITER)?;
+        let svd = m.try_svd(true, true, f64::EPSILON, svd_max_iter)?;
         let (u, vt, lambda) = (svd.u?, svd.v_t?, svd.singular_values);
         if lambda.iter().any(|l| !(*l > 0.0) || !l.is_finite()) {
             return None;
@@ -90,12 +86,12 @@ pub(super) struct Scaling {
 }
 
 impl Scaling {
-    pub(super) fn new(s: &ConeVec, z: &ConeVec) -> Option<Self> {
+    pub(super) fn new(s: &ConeVec, z: &ConeVec, svd_max_iter: usize) -> Option<Self> {
         let blocks = s
             .blk
             .iter()
             .zip(&z.blk)
-            .map(|(s, z)| NtBlock::new(s, z))
+            .map(|(s, z)| NtBlock::new(s, z, svd_max_iter))
             .collect::<Option<Vec<_>>>()?;
         let w = s.map(|p, i, x| (x / z.scalar(p, i)).sqrt(), |_, m| m.clone());
         let lambda = s.map(

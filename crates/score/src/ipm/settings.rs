@@ -2,8 +2,9 @@
 
 /// Stopping rules and budget of one interior-point solve ([`super::solve`]).
 ///
-/// Defaults: `gap_tol = 1e-9`, `feas_tol = 1e-9`, `max_iter = 80`, `stall_factor = 1e3`. The
-/// fast backends build theirs from [`crate::FastSettings`].
+/// Defaults: `gap_tol = 1e-9`, `feas_tol = 1e-9`, `max_iter = 80`, `stall_factor = 1e3`,
+/// `step_fraction = 0.99`, `svd_max_iter = 1000`, `refinement_steps = 8`,
+/// `refinement_tol = 1e-14`. The fast backends build theirs from [`crate::FastSettings`].
 #[derive(Clone, Debug)]
 pub struct IpmSettings {
     /// Absolute duality gap `s^T z` at which an accurate iterate is converged (objective
@@ -19,6 +20,18 @@ pub struct IpmSettings {
     /// the box duals span many decades); the solve then returns the accurate iterate with the
     /// smallest gap. Default `1e3`.
     pub stall_factor: f64,
+    /// Fraction of the step to the cone's boundary taken (steps are capped at 1). Default
+    /// 0.99.
+    pub step_fraction: f64,
+    /// Iteration cap of the NT scaling's SVD (a few per singular value suffice; without a cap
+    /// nalgebra iterates until convergence); past it the step fails as a numerical error.
+    /// Default 1000.
+    pub svd_max_iter: usize,
+    /// Most steps of iterative refinement of the corrector's Newton solve. Default 8.
+    pub refinement_steps: usize,
+    /// The refinement stops once the residual is at most `refinement_tol` times the
+    /// right-hand side's max-norm (rounding level), or no longer halves. Default `1e-14`.
+    pub refinement_tol: f64,
 }
 
 impl Default for IpmSettings {
@@ -28,6 +41,10 @@ impl Default for IpmSettings {
             feas_tol: 1e-9,
             max_iter: 80,
             stall_factor: 1e3,
+            step_fraction: 0.99,
+            svd_max_iter: 1000,
+            refinement_steps: 8,
+            refinement_tol: 1e-14,
         }
     }
 }
