@@ -76,6 +76,14 @@ pub struct FastSettings {
     pub cold_free_rank: usize,
     /// ... and at least `min_cold_free`. Default 4096.
     pub min_cold_free: usize,
+    /// Cold margin of the fast anchor's active set ([`crate::FastCm::minimise`]), wider than
+    /// `cold_margin`: the certified ball needs the interior solution that a larger free set
+    /// gives (with the evaluations' margin its radius can come out 0 when the ball domain
+    /// binds). Default 0.5.
+    pub anchor_cold_margin: f64,
+    /// Number of recent cuts (affine minorants of CM from the duals of its solves) the fast
+    /// CM backend keeps for warm starts and certified outer chord ends. Default 64.
+    pub kept_cuts: usize,
 }
 
 impl Default for FastSettings {
@@ -109,6 +117,8 @@ impl Default for FastSettings {
             cold_free_divisor: 16,
             cold_free_rank: 4,
             min_cold_free: 4096,
+            anchor_cold_margin: 0.5,
+            kept_cuts: 64,
         }
     }
 }

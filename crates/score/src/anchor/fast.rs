@@ -22,9 +22,6 @@ use nalgebra::DMatrix;
 use std::borrow::Cow;
 use std::cell::RefCell;
 
-/// Cold margin of the anchor's active set (see [`FastSettings::cold_margin`]).
-const ANCHOR_COLD_MARGIN: f64 = 0.5;
-
 impl FastCm {
     /// Minimise the CM score over `theta` (inside `ball`, when given). Falls back to the
     /// clarabel anchor if the certified rounds fail.
@@ -34,11 +31,8 @@ impl FastCm {
         let n = cm.n() as f64;
         let full = self.anchor_problem(ball);
         let t0 = vec![0.0; cm.dim()];
-        // A wider cold margin than evaluations use: the certified ball needs the interior
-        // solution that a larger free set gives (with the evaluations' margin the radius can
-        // come out 0 when the ball domain binds).
         let settings = FastSettings {
-            cold_margin: ANCHOR_COLD_MARGIN,
+            cold_margin: self.settings.anchor_cold_margin,
             ..self.settings.clone()
         };
         let start = cold_set(&full, &settings, &|_: &Problem| true, &t0, false);

@@ -46,9 +46,6 @@ pub struct FastCm {
     cuts: Mutex<Vec<Cut>>,
 }
 
-/// Number of recent cuts kept.
-const CUTS: usize = 64;
-
 impl Clone for FastCm {
     fn clone(&self) -> Self {
         FastCm {
@@ -157,10 +154,10 @@ impl FastCm {
         }
     }
 
-    /// Keep the cut of a solve (the oldest one goes when there are [`CUTS`]).
+    /// Keep the cut of a solve (the oldest one goes when there are [`FastSettings::kept_cuts`]).
     pub(crate) fn keep_cut(&self, cut: Cut) {
         let mut cuts = self.cuts.lock().unwrap_or_else(|e| e.into_inner());
-        if cuts.len() == CUTS {
+        if cuts.len() == self.settings.kept_cuts {
             cuts.remove(0);
         }
         cuts.push(cut);
