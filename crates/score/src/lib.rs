@@ -1,33 +1,57 @@
 //! Score oracles of the sum-of-squares exponential mechanism (MATH.md sections 2 and 3.2).
 //!
-//! - [`cm`]: the certified-mean score CM (2.1) — data, domain, certified brackets;
-//! - [`sp`]: the spectral score SP (2.2) — data, caps, certified brackets;
-//! - [`clarabel_backend`]: the reference backend solving both programs with clarabel;
-//! - [`fast`]: the fast interior-point backend the sampler uses, certified the same way;
-//! - [`anchor`]: minimising CM over `theta` (4.2);
+//! The crate is organised by concept; each score comes with its certificates and both of its
+//! backends:
+//!
+//! - [`cm`]: the certified-mean score CM (2.1): data, domain, certified brackets and cuts;
+//!   [`cm::reference`] its program on clarabel, [`cm::fast`] the fast oracle [`FastCm`] (with
+//!   direct chords of its level bodies);
+//! - [`sp`]: the spectral score SP (2.2): data, caps, certified brackets; [`sp::reference`]
+//!   and [`sp::fast`] ([`FastSp`]) the same way;
+//! - [`anchor`]: minimising CM over `theta` (4.2) and the certified ball around the
+//!   minimiser, on clarabel ([`minimise_cm`]) and on the fast backend
+//!   ([`FastCm::minimise`]);
+//! - [`reference`](mod@reference): the clarabel reference backend, generic over its program
+//!   ([`ClarabelCm`], [`ClarabelSp`], [`ClarabelSettings`]);
+//! - [`active_set`]: the driver the fast backends share: weights folded at their bounds,
+//!   reduced solves, certification and repair rounds, cold and warm starts
+//!   ([`FastSettings`]);
+//! - [`ipm`]: the specialised primal-dual interior-point method the driver runs (problem, NT
+//!   scaling, normal equations as diagonal plus low rank, Mehrotra iteration;
+//!   [`ipm::IpmSettings`]);
+//! - [`dense`]: the dense linear algebra of the crate (LAPACK/BLAS kernels and the small
+//!   symmetric helpers of the certificates);
 //! - [`membership`]: exact membership decisions (refined brackets), chords and parallel
 //!   batches over any oracle;
 //! - [`oracle`]: the [`ScoreOracle`] trait the sampler sees.
 //!
 //! Brackets are certified independently of the backend: the upper end from a primal point
 //! made exactly feasible, the lower end from weak duality with any PSD dual matrix.
+// `!(x > 0.0)` is this crate's idiom for "not positive, or NaN": a NaN must fail the test.
+#![allow(clippy::neg_cmp_op_on_partial_ord)]
+pub mod active_set;
 pub mod anchor;
-pub mod clarabel_backend;
 pub mod cm;
+pub mod dense;
 pub mod error;
-pub mod fast;
-pub mod linalg;
+pub mod ipm;
 pub mod membership;
 pub mod oracle;
+pub mod reference;
 pub mod sp;
 
-pub use anchor::{Anchor, BallDomain, minimise_cm};
-pub use clarabel_backend::{ClarabelCm, ClarabelSettings, ClarabelSp};
+pub use active_set::{EvalStats, FastSettings};
+pub use anchor::reference::minimise_cm;
+pub use anchor::{Anchor, BallDomain};
+pub use cm::fast::FastCm;
+pub use cm::reference::ClarabelCm;
 pub use cm::{CertifiedMean, Cut};
 pub use error::ScoreError;
-pub use fast::{FastCm, FastSettings, FastSp};
 pub use membership::{
     Chord, Decision, Refinement, chord_by_bisection, decide, evaluate_batch, on_line,
 };
 pub use oracle::{ScoreEval, ScoreOracle};
+pub use reference::ClarabelSettings;
 pub use sp::Spectral;
+pub use sp::fast::FastSp;
+pub use sp::reference::ClarabelSp;

@@ -3,25 +3,9 @@
 //! rule answer YES, and the solver's value inside a bracket never decides.
 mod common;
 
-use common::{normal_vec, random_theta, rng};
-use nalgebra::DMatrix;
-use sosdp_eval::{Adversary, CorruptedSample};
-use sosdp_score::{
-    CertifiedMean, FastCm, FastSettings, Refinement, ScoreError, ScoreEval, ScoreOracle, decide,
-};
+use common::{instance, random_theta, rng};
+use sosdp_score::{FastCm, FastSettings, Refinement, ScoreError, ScoreEval, ScoreOracle, decide};
 use std::cell::Cell;
-
-fn instance(seed: u64, n: usize, d: usize, g: f64) -> CertifiedMean {
-    let mut r = rng(seed);
-    let mean: Vec<f64> = normal_vec(&mut r, d).iter().map(|x| 0.3 * x).collect();
-    let adversary = Adversary::ShiftedCluster {
-        distance: 4.0,
-        axis: 0,
-        spread: 0.1,
-    };
-    let data = CorruptedSample::identity_covariance(&mut r, n, &mean, 0.05, &adversary).data;
-    CertifiedMean::new(&data, &vec![0.0; d], &(DMatrix::identity(d, d) * g)).unwrap()
-}
 
 /// Levels within `3e-4 .. 1e-6` points of the score (inside the first bracket's width, above
 /// the floor `1e-10 n = 1e-7`): the fast backend, warm along the sequence and cold (a fresh

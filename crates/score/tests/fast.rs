@@ -2,24 +2,8 @@
 //! scores, weak membership with early stopping, chords, and parallel batches.
 mod common;
 
-use common::{normal_vec, random_theta, rng};
-use nalgebra::DMatrix;
-use sosdp_eval::{Adversary, CorruptedSample};
-use sosdp_score::{
-    CertifiedMean, ClarabelCm, FastCm, ScoreOracle, chord_by_bisection, evaluate_batch,
-};
-
-fn instance(seed: u64, n: usize, d: usize, g: f64) -> CertifiedMean {
-    let mut r = rng(seed);
-    let mean: Vec<f64> = normal_vec(&mut r, d).iter().map(|x| 0.3 * x).collect();
-    let adversary = Adversary::ShiftedCluster {
-        distance: 4.0,
-        axis: 0,
-        spread: 0.1,
-    };
-    let data = CorruptedSample::identity_covariance(&mut r, n, &mean, 0.05, &adversary).data;
-    CertifiedMean::new(&data, &vec![0.0; d], &(DMatrix::identity(d, d) * g)).unwrap()
-}
+use common::{instance, normal_vec, random_theta, rng};
+use sosdp_score::{ClarabelCm, FastCm, ScoreOracle, chord_by_bisection, evaluate_batch};
 
 /// Agreement within 1e-6 n (issue target) on random instances and thetas at all depths of the
 /// domain, cold and along a warm chain; both brackets must overlap.

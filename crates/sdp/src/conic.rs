@@ -49,7 +49,9 @@ impl Cone {
 /// A block of rows added with [`ConicProblem::add_block`]: its first row and cone.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Block {
+    /// Index of the block's first row.
     pub start: usize,
+    /// The cone its rows belong to.
     pub cone: Cone,
 }
 
@@ -78,13 +80,16 @@ pub struct ConicProblem {
     blocks: Vec<Block>,
 }
 
-/// Solver settings for [`ConicProblem::solve`].
+/// Solver settings for [`ConicProblem::solve`]; every field states its default
+/// ([`SolveSettings::default`]).
 #[derive(Clone, Debug)]
 pub struct SolveSettings {
     /// Absolute and relative gap and feasibility tolerance (clarabel's `tol_gap_abs`,
-    /// `tol_gap_rel`, `tol_feas`).
+    /// `tol_gap_rel`, `tol_feas`). Default `1e-8`.
     pub tolerance: f64,
+    /// Iteration budget (clarabel's `max_iter`). Default 200.
     pub max_iter: u32,
+    /// Print clarabel's iteration log. Default false.
     pub verbose: bool,
 }
 
@@ -123,6 +128,7 @@ impl Status {
 /// Primal-dual output of a solve.
 #[derive(Clone, Debug)]
 pub struct ConicSolution {
+    /// How the solve ended.
     pub status: Status,
     /// Primal variables.
     pub x: Vec<f64>,
@@ -134,7 +140,9 @@ pub struct ConicSolution {
     pub primal_objective: f64,
     /// The dual objective reported by clarabel.
     pub dual_objective: f64,
+    /// Interior-point iterations clarabel took.
     pub iterations: u32,
+    /// Solve time reported by clarabel, in seconds.
     pub solve_time_s: f64,
 }
 
@@ -152,14 +160,17 @@ impl ConicProblem {
         }
     }
 
+    /// Number of variables.
     pub fn n_vars(&self) -> usize {
         self.n_vars
     }
 
+    /// Number of constraint rows (all blocks).
     pub fn n_rows(&self) -> usize {
         self.b.len()
     }
 
+    /// The blocks of rows, in the order they were added.
     pub fn blocks(&self) -> &[Block] {
         &self.blocks
     }
@@ -209,7 +220,6 @@ impl ConicProblem {
 
     /// Solve with clarabel.
     pub fn solve(&self, settings: &SolveSettings) -> ConicSolution {
-        sosdp_openblas::set_num_threads(1);
         let m = self.b.len();
         let p = CscMatrix::<f64>::zeros((self.n_vars, self.n_vars));
         let a = CscMatrix::new_from_triplets(

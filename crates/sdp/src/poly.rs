@@ -96,10 +96,12 @@ impl Variables {
             .collect()
     }
 
+    /// Number of variables registered.
     pub fn len(&self) -> usize {
         self.names.len()
     }
 
+    /// True when no variable is registered.
     pub fn is_empty(&self) -> bool {
         self.names.is_empty()
     }
@@ -145,6 +147,7 @@ impl Monomial {
         self.powers.iter().map(|&(_, e)| e as usize).sum()
     }
 
+    /// True for the constant monomial 1 (no variables).
     pub fn is_one(&self) -> bool {
         self.powers.is_empty()
     }
@@ -288,6 +291,7 @@ impl Polynomial {
         self.terms.get(m).copied().unwrap_or(0.0)
     }
 
+    /// True for the zero polynomial (no terms).
     pub fn is_zero(&self) -> bool {
         self.terms.is_empty()
     }

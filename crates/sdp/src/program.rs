@@ -27,17 +27,42 @@ use thiserror::Error;
 /// Why a constraint, an objective or a solve was rejected.
 #[derive(Clone, Debug, PartialEq, Error)]
 pub enum ProgramError {
+    /// A polynomial's degree exceeds the relaxation degree `2t`.
     #[error("degree {degree} exceeds the relaxation degree 2t = {max}")]
-    DegreeTooHigh { degree: usize, max: usize },
+    DegreeTooHigh {
+        /// The polynomial's degree.
+        degree: usize,
+        /// The relaxation degree `2t`.
+        max: usize,
+    },
+    /// A variable of another registry, or added after the program was created.
     #[error(
         "variable #{index} is not one of the program's variables \
          (another registry, or added after the program was created)"
     )]
-    ForeignVariable { index: usize },
+    ForeignVariable {
+        /// The variable's index in its registry.
+        index: usize,
+    },
+    /// A matrix constraint whose rows do not all have `size` entries.
     #[error("matrix constraint is not square: row {row} has {len} entries, expected {size}")]
-    NotSquare { row: usize, len: usize, size: usize },
+    NotSquare {
+        /// The first row of the wrong length.
+        row: usize,
+        /// Its number of entries.
+        len: usize,
+        /// The number of rows (the expected length).
+        size: usize,
+    },
+    /// A matrix constraint whose entries `(i, j)` and `(j, i)` differ.
     #[error("matrix constraint is not symmetric: entries ({i}, {j}) and ({j}, {i}) differ")]
-    NotSymmetric { i: usize, j: usize },
+    NotSymmetric {
+        /// Row of the first asymmetric entry.
+        i: usize,
+        /// Its column.
+        j: usize,
+    },
+    /// The solver returned no usable answer (its status).
     #[error("the solver returned no usable answer: {0}")]
     Solver(String),
 }
@@ -324,9 +349,13 @@ impl PseudoExpectationProgram {
 /// Moments are meaningful only when `status.is_solved()`.
 #[derive(Clone, Debug)]
 pub struct PseudoExpectation {
+    /// How the solve ended.
     pub status: Status,
+    /// The optimal value `E~[p]` in the user's sense (see the type's doc).
     pub objective: f64,
+    /// Interior-point iterations of the solve.
     pub iterations: u32,
+    /// Solve time, in seconds.
     pub solve_time_s: f64,
     moments: HashMap<Monomial, f64>,
 }

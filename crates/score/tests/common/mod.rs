@@ -61,3 +61,17 @@ pub fn random_spd(rng: &mut StdRng, d: usize, lo: f64, hi: f64) -> DMatrix<f64> 
 pub fn score(oracle: &dyn ScoreOracle, theta: &[f64]) -> f64 {
     oracle.evaluate(theta).unwrap().score
 }
+
+/// A CM instance of `n` points in dimension `d`: 5% of them in a cluster shifted by 4 along
+/// axis 0 from a mean near 0, `c = 0`, `Gamma = g I`.
+pub fn instance(seed: u64, n: usize, d: usize, g: f64) -> CertifiedMean {
+    let mut r = rng(seed);
+    let mean: Vec<f64> = normal_vec(&mut r, d).iter().map(|x| 0.3 * x).collect();
+    let adversary = Adversary::ShiftedCluster {
+        distance: 4.0,
+        axis: 0,
+        spread: 0.1,
+    };
+    let data = CorruptedSample::identity_covariance(&mut r, n, &mean, 0.05, &adversary).data;
+    CertifiedMean::new(&data, &vec![0.0; d], &(DMatrix::identity(d, d) * g)).unwrap()
+}

@@ -1,6 +1,6 @@
 //! Chords of CM level bodies solved directly (MATH.md 3.2: "one SDP maximising s"). The LMI
 //! is affine in `(s, a)` jointly, so the far end of the chord of `{CM <= level}` through `x`
-//! along `u` is one program of the interior-point method of [`super::ipm`]:
+//! along `u` is one program of the interior-point method of [`crate::ipm`]:
 //!
 //! ```text
 //! maximise s  s.t.  B(x) + s [[0, u], [u^T, 0]] - sum_i (a_i / n) zh_i zh_i^T ⪰ 0,
@@ -18,12 +18,12 @@
 //! fail) it is found by bisection on membership decisions, so every answer is certified or
 //! comes from membership queries. (The accepted end depends, within `tol`, on where the solver
 //! stopped, hence on its warm state: chords are not exact decisions.)
-use super::FastCm;
-use super::active_set::ActiveSet;
-use super::driver::{FastSettings, ScoreMap, next_set, solve_certified};
-use super::ipm::{LinearRow, LmiBlock, Problem};
+use super::fast::FastCm;
 use crate::ScoreError;
+use crate::active_set::fold::ActiveSet;
+use crate::active_set::{FastSettings, ScoreMap, solve_certified};
 use crate::cm::CertifiedMean;
+use crate::ipm::{LinearRow, LmiBlock, Problem};
 use crate::membership::{end_by_bisection, on_line};
 use crate::oracle::ScoreEval;
 use nalgebra::DMatrix;
@@ -87,15 +87,7 @@ impl FastCm {
                 if let Some(cut) = last_cut.into_inner() {
                     self.keep_cut(cut);
                 }
-                if self.settings.warm_start {
-                    self.keep_warm(next_set(
-                        &full,
-                        c.set,
-                        &c.block_duals,
-                        &c.row_duals,
-                        self.settings.margin,
-                    ));
-                }
+                self.keep_next_warm(&full, c.set, &c.block_duals, &c.row_duals);
                 Ok((c.eval.lower, c.stats.rounds.max(1)))
             }
             None => {

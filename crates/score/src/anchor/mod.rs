@@ -12,17 +12,20 @@
 //! and the last term has eigenvalues `±||delta||`. So every point of `B(theta0, r)` has
 //! `CM <= upper(theta0) + t S <= upper(theta0) + 1`. This radius is conservative (order
 //! `1/n`); it enters the sampler's utility only through `log(1/r)`.
-use crate::clarabel_backend::{ClarabelCm, block_matrix};
+mod fast;
+pub mod reference;
+
 use crate::cm::CertifiedMean;
-use crate::linalg::min_eigenvalue;
-use crate::{ScoreError, ScoreEval, ScoreOracle};
+use crate::dense::min_eigenvalue;
+use crate::{ScoreError, ScoreEval};
 use nalgebra::{DMatrix, DVector};
-use sosdp_sdp::{Cone, SolveSettings};
 
 /// A Euclidean ball `B(centre, radius)`: the data-independent domain of a mechanism stage.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BallDomain {
+    /// The centre, a point of the parameter space.
     pub centre: Vec<f64>,
+    /// The radius (Euclidean), positive.
     pub radius: f64,
 }
 
@@ -36,52 +39,6 @@ pub struct Anchor {
     /// Every point within `radius` of `theta0` (and inside the ball domain, if any) has
     /// `CM <= eval.upper + 1`.
     pub radius: f64,
-}
-
-/// Minimise the CM score over `theta` (inside `ball`, when given), on clarabel.
-pub fn minimise_cm(oracle: &ClarabelCm, ball: Option<&BallDomain>) -> Result<Anchor, ScoreError> {
-    let cm = oracle.problem();
-    let (n, dim) = (cm.n(), cm.dim());
-    check_ball(cm, ball)?;
-    let (mut p, psd) = oracle.weights_program(dim);
-    for k in 0..dim {
-        p.add_psd_term(psd, k, dim, n + k, 1.0);
-    }
-    if let Some(ball) = ball {
-        let soc = p.add_block(Cone::SecondOrder(dim + 1));
-        p.add_constant(soc.start, ball.radius);
-        for k in 0..dim {
-            p.add_constant(soc.start + 1 + k, cm.centre()[k] - ball.centre[k]);
-            p.add_term(soc.start + 1 + k, n + k, 1.0);
-        }
-    }
-    let settings = oracle.settings();
-    let mut last = String::new();
-    for tolerance in [settings.tolerance, settings.relaxed_tolerance] {
-        let sol = p.solve(&SolveSettings {
-            tolerance,
-            max_iter: 500,
-            verbose: false,
-        });
-        if !sol.status.is_solved() {
-            last = format!("{:?}", sol.status);
-            continue;
-        }
-        let theta: Vec<f64> = (0..dim).map(|k| cm.centre()[k] + sol.x[n + k]).collect();
-        match anchor_at(
-            cm,
-            theta,
-            &sol.x[..n],
-            &block_matrix(&psd, &sol.z),
-            ball,
-            settings.accuracy,
-            |t| oracle.evaluate(t),
-        ) {
-            Ok(anchor) => return Ok(anchor),
-            Err(e) => last = e.to_string(),
-        }
-    }
-    Err(ScoreError::Solver(last))
 }
 
 /// Validate a ball domain against the problem.

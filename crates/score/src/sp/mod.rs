@@ -20,8 +20,11 @@
 //! - lower: weak duality. With `nu = 1 - lambda tr(Y2 S) / n >= 0` (scale `Y2` down if needed),
 //!   `SP >= nu n - (1 + gamma) tr(Y1 S) + (1 - gamma) tr(Y2 S)
 //!          + sum_i u_i min(0, x_i^T (Y1 - Y2) x_i / n - nu)`.
+pub mod fast;
+pub mod reference;
+
 use crate::cm::check_finite;
-use crate::linalg::{self, eigen_range, psd_projection, scaled, trace_product, verified_shrink};
+use crate::dense::{self, eigen_range, psd_projection, scaled, trace_product, verified_shrink};
 use crate::{ScoreError, ScoreEval};
 use nalgebra::{Cholesky, DMatrix, Dyn};
 use sosdp_sdp::svec::{side_of, smat, svec};
@@ -37,12 +40,15 @@ pub struct Spectral {
 
 /// `S` as a dense matrix, with what every bound needs when it is positive definite.
 pub struct Candidate {
+    /// `S = smat(theta)`.
     pub matrix: DMatrix<f64>,
+    /// Its factor when `S` is positive definite (`None`: outside the domain).
     pub factor: Option<Factor>,
 }
 
 /// Quantities of a positive definite `S = L L^T`, computed once per candidate.
 pub struct Factor {
+    /// The Cholesky factor `S = L L^T`.
     pub chol: Cholesky<f64, Dyn>,
     /// Whitened points `w_i = L^{-1} x_i` as columns; `|w_i|^2 = x_i^T S^{-1} x_i`.
     pub whitened: DMatrix<f64>,
@@ -88,6 +94,7 @@ impl Spectral {
         })
     }
 
+    /// Number of points `n`.
     pub fn n(&self) -> usize {
         self.x.ncols()
     }
@@ -102,10 +109,12 @@ impl Spectral {
         self.d() * (self.d() + 1) / 2
     }
 
+    /// The cap parameter `lambda` of `u_i(S) = min(1, lambda / (x_i^T S^{-1} x_i))`.
     pub fn lambda(&self) -> f64 {
         self.lambda
     }
 
+    /// The spectral width `gamma` of the two LMIs.
     pub fn width(&self) -> f64 {
         self.width
     }
@@ -166,7 +175,7 @@ impl Spectral {
 
     /// `sum_i c_i x_i x_i^T`.
     pub fn weighted_scatter(&self, coeffs: &[f64]) -> DMatrix<f64> {
-        linalg::weighted_scatter(&self.x, coeffs)
+        dense::weighted_scatter(&self.x, coeffs)
     }
 
     /// Certified upper bound from candidate weights (see the module doc).
@@ -183,7 +192,7 @@ impl Spectral {
             .collect();
         // Eigenvalues of S^{-1/2} P_a S^{-1/2} / n, i.e. of sum (a_i / n) w_i w_i^T.
         let whitened = |a: &[f64]| {
-            eigen_range(&linalg::weighted_scatter(
+            eigen_range(&dense::weighted_scatter(
                 &factor.whitened,
                 &scaled(a, 1.0 / n),
             ))
@@ -215,7 +224,7 @@ impl Spectral {
         }
         let nu = (1.0 - self.lambda * trace_product(&y2, &s.matrix) / n).max(0.0);
         let diff = &y1 - &y2;
-        let per_point: f64 = linalg::quad_forms(&self.x, &diff)
+        let per_point: f64 = dense::quad_forms(&self.x, &diff)
             .iter()
             .zip(&factor.caps)
             .map(|(q, u)| u * (q / n - nu).min(0.0))

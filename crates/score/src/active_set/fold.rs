@@ -9,8 +9,8 @@
 //! cap when `r_i < 0` and at 0 when `r_i > 0`. Nothing depends on the statuses being right:
 //! the caller certifies the expanded solution on the full problem and frees the weights whose
 //! status the final dual contradicts.
-use super::ipm::{LmiBlock, Problem};
-use crate::linalg::quad_forms;
+use crate::dense::quad_forms;
+use crate::ipm::{LmiBlock, Problem};
 use nalgebra::DMatrix;
 use std::borrow::Cow;
 
@@ -44,12 +44,12 @@ pub struct ActiveSet {
 pub enum Origin {
     /// A solve (or given): repaired round by round.
     Solved,
-    /// A cold start's estimate from a subsample's dual (see [`super::driver::cold_set`]),
+    /// A cold start's estimate from a subsample's dual (see [`super::cold_set`]),
     /// with the weight the subsample's optimum removes, scaled to all weights.
     Estimate(f64),
     /// A warm start's guess from the dual of a solve at another `theta`: when its fold is
     /// infeasible or the dual of its first round contradicts more statuses than one repair
-    /// frees, the guess is abandoned for a cold start (see [`super::driver`]).
+    /// frees, the guess is abandoned for a cold start (see [`super::solve_certified`]).
     Guess,
 }
 
@@ -69,7 +69,7 @@ impl ActiveSet {
         let folded = full
             .blocks
             .iter()
-            .map(|b| crate::linalg::weighted_scatter(&b.points, &folded_weights))
+            .map(|b| crate::dense::weighted_scatter(&b.points, &folded_weights))
             .collect();
         let margins = vec![0.0; status.len()];
         ActiveSet {
@@ -87,6 +87,7 @@ impl ActiveSet {
         self
     }
 
+    /// Where the statuses came from.
     pub fn origin(&self) -> Origin {
         self.origin
     }
@@ -99,6 +100,7 @@ impl ActiveSet {
         }
     }
 
+    /// The status of each weight.
     pub fn status(&self) -> &[Status] {
         &self.status
     }
@@ -108,14 +110,17 @@ impl ActiveSet {
         self.folded_mass
     }
 
+    /// The margins the statuses were derived from (empty when none were kept).
     pub fn margins(&self) -> &[f64] {
         &self.margins
     }
 
+    /// Keep the margins the statuses were derived from.
     pub fn set_margins(&mut self, margins: Vec<f64>) {
         self.margins = margins;
     }
 
+    /// Number of weights with status `which`.
     pub fn count(&self, which: Status) -> usize {
         self.status.iter().filter(|s| **s == which).count()
     }
@@ -145,7 +150,7 @@ impl ActiveSet {
             .collect();
         for (fold, block) in self.folded.iter_mut().zip(&full.blocks) {
             let cols = block.select(&changed);
-            *fold += crate::linalg::weighted_scatter(&cols, &coeffs);
+            *fold += crate::dense::weighted_scatter(&cols, &coeffs);
         }
         self.folded_mass += coeffs.iter().sum::<f64>();
         self.status = status;

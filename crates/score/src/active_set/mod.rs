@@ -1,56 +1,25 @@
-//! The certified solve shared by the fast CM and SP backends: interior-point method on the
-//! active set's reduced problem, expansion to all weights, certification on the full problem,
-//! and repair rounds that free every weight whose status the final dual contradicts.
-use super::active_set::{
-    ActiveSet, Origin, Status, classify, classify_keeping, contradicts, margins,
-};
-use super::ipm::{self, LmiBlock, Problem, Termination};
+//! The active-set driver shared by the fast CM and SP backends (MATH.md 3.2): the
+//! interior-point method ([`crate::ipm`]) on the active set's reduced problem, expansion to
+//! all weights, certification on the full problem, and repair rounds that free every weight
+//! whose status the final dual contradicts; cold starts from a cascade of subsamples
+//! ([`cold_set`]) and warm starts from the previous duals ([`next_set`]).
+//!
+//! - [`fold`]: the active set itself, weights at their bounds folded into constants;
+//! - [`warm`]: the pool of warm-start states;
+//! - [`settings`]: [`FastSettings`], every tolerance and budget of the driver.
+pub mod fold;
+pub mod settings;
+pub mod warm;
+
+pub use settings::FastSettings;
+
+use self::fold::{ActiveSet, Origin, Status, classify, classify_keeping, contradicts, margins};
 use crate::ScoreError;
-use crate::membership::{Refinement, member_from_bracket};
+use crate::ipm::{self, IpmSettings, LmiBlock, Problem, Termination};
+use crate::membership::member_from_bracket;
 use crate::oracle::ScoreEval;
 use nalgebra::DMatrix;
 use std::borrow::Cow;
-
-/// Settings of the fast backends.
-#[derive(Clone, Debug)]
-pub struct FastSettings {
-    /// Largest accepted bracket width `upper - lower`, in points (MATH.md 3.2's zeta).
-    pub accuracy: f64,
-    /// Margin (in units of the weight's cost) beyond which a weight is folded or dropped
-    /// between evaluations (warm start).
-    pub margin: f64,
-    /// Margin used after the cold-start estimate from a subsample, which is noisier. Default
-    /// 0.25: at D = 55 (n = 5000) the subsample's dual is noisy in its 1596 parameters and 0.5
-    /// left ~2000 weights free (cold evaluations 2.5 s, against 0.57 s with 0.25); at D = 10 the
-    /// two are alike (`sosdp bench score`).
-    pub cold_margin: f64,
-    /// Size of the subsample whose solution seeds the active set of a cold evaluation.
-    pub subsample: usize,
-    /// Repair rounds before falling back to the reference backend (the last frees every
-    /// weight). Default 12: with 6, the lifted refinement of the Gaussian learner at d = 5,
-    /// n = 100000 with 1% of the records in a tight cluster sent queries to clarabel (minutes
-    /// each on 50000 lifted points; its third stage made no progress in 5 minutes), with 12 the
-    /// same fit (three refinement stages) took 126 s with no fallback.
-    pub max_rounds: usize,
-    /// Reuse the active set of the previous evaluation.
-    pub warm_start: bool,
-    /// How membership queries whose bracket contains the level are refined (MATH.md 4.5b).
-    pub refinement: Refinement,
-}
-
-impl Default for FastSettings {
-    fn default() -> Self {
-        FastSettings {
-            accuracy: 1e-3,
-            margin: 0.02,
-            cold_margin: 0.25,
-            subsample: 256,
-            max_rounds: 12,
-            warm_start: true,
-            refinement: Refinement::default(),
-        }
-    }
-}
 
 /// What one evaluation did.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -74,7 +43,9 @@ pub struct EvalStats {
 /// How a problem maps onto the score: `score = offset + scale * objective` (objective of the
 /// full problem).
 pub struct ScoreMap {
+    /// Score at objective 0, in points.
     pub offset: f64,
+    /// Points of score per objective unit.
     pub scale: f64,
 }
 
@@ -86,11 +57,15 @@ impl ScoreMap {
 
 /// A certified solution of the full problem.
 pub struct Certified {
+    /// The certified bracket of the score.
     pub eval: ScoreEval,
+    /// The active set of the accepted round, as solved.
     pub set: ActiveSet,
+    /// What the evaluation did.
     pub stats: EvalStats,
-    /// Duals of the last reduced solve (valid duals of the full problem's blocks and rows).
+    /// Duals of the last reduced solve (valid duals of the full problem's blocks) ...
     pub block_duals: Vec<DMatrix<f64>>,
+    /// ... and of its rows.
     pub row_duals: Vec<f64>,
 }
 
@@ -114,22 +89,21 @@ pub fn solve_certified(
     t0: &[f64],
     certify: impl Fn(&[f64], &[f64], &[DMatrix<f64>]) -> ScoreEval,
 ) -> Option<Certified> {
-    let margin = 10.0 * settings.accuracy;
+    let margin = settings.stop_margin * settings.accuracy;
     let stop = |p: &ipm::Progress, fold_cost: f64| {
         level.is_some_and(|k| {
             let (lo, hi) = (
                 map.score(p.dual_objective + fold_cost),
                 map.score(p.primal_objective + fold_cost),
             );
-            p.primal_residual < 1e-7
-                && p.dual_residual < 1e-7
+            p.primal_residual < settings.stop_residual
+                && p.dual_residual < settings.stop_residual
                 && (lo > k + margin || hi < k - margin)
         })
     };
-    let tolerance = ipm::Settings {
-        gap_tol: 0.25 * settings.accuracy / map.scale.abs(),
-        feas_tol: 1e-9,
-        max_iter: 80,
+    let tolerance = IpmSettings {
+        gap_tol: settings.gap_share * settings.accuracy / map.scale.abs(),
+        ..settings.round.clone()
     };
     let rounds = Rounds {
         full,
@@ -157,11 +131,12 @@ pub fn solve_certified(
 struct Rounds<'p, 'a, F: Fn(&Problem) -> bool> {
     full: &'p Problem<'a>,
     settings: &'p FastSettings,
-    tolerance: ipm::Settings,
+    tolerance: IpmSettings,
     reduced_ok: &'p F,
     t0: &'p [f64],
     /// Points of score per objective unit (`|scale|` of the [`ScoreMap`]) when the first round
-    /// of a cold start may be solved loosely ([`LOOSE_SHARE`]); 0: never (subsample levels).
+    /// of a cold start may be solved loosely ([`FastSettings::loose_share`]); 0: never
+    /// (subsample levels).
     loose_scale: f64,
 }
 
@@ -180,10 +155,9 @@ impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
     /// solve early.
     ///
     /// A warm guess ([`Origin::Guess`]) gives way to a cold start when its fold is infeasible
-    /// or its first dual contradicts more statuses than one repair frees: at d = 50,
-    /// n = 50000 (a stage-3-like level body, queries along a new direction well outside it)
-    /// the repairs of such guesses grew to 28000 free weights and 30 s per query, where a
-    /// cold start takes about 1.5 s.
+    /// or its first dual contradicts more statuses than one repair frees: repairing a guess
+    /// that far off grows the free set to a large share of the weights, far costlier than a
+    /// cold start.
     fn run<R>(
         &self,
         mut set: ActiveSet,
@@ -194,7 +168,7 @@ impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
         let n = full.upper.len();
         let mut stats = EvalStats::default();
         let mut tolerance = self.tolerance.clone();
-        let mut late_left = LATE_REDERIVE;
+        let mut late_left = self.settings.late_rederive;
         let mut estimate = set.estimate();
         let mut guess = set.origin() == Origin::Guess;
         // The first round of the current start (a warm guess may give way to a cold start).
@@ -219,12 +193,12 @@ impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
             // loosely, its statuses re-derived for the next round.
             let loose = estimate.filter(|_| round == first && self.loose_scale > 0.0);
             let round_tolerance = match loose {
-                Some(removed) => ipm::Settings {
+                Some(removed) => IpmSettings {
                     gap_tol: tolerance
                         .gap_tol
-                        .max(LOOSE_SHARE * removed / self.loose_scale),
-                    feas_tol: 1e-7,
-                    max_iter: tolerance.max_iter,
+                        .max(self.settings.loose_share * removed / self.loose_scale),
+                    feas_tol: self.settings.loose_feas_tol,
+                    ..tolerance.clone()
                 },
                 None => tolerance.clone(),
             };
@@ -246,13 +220,16 @@ impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
             let fresh = {
                 // Where the margins are degenerate (the score a small fraction of n, see
                 // `cold_set`), an accurate first dual still orders the weights: beyond
-                // `DEGENERATE` times the budget unfolded, the budget holds (at D = 50 the plain
-                // classification left 28000 of 50000 weights free, a 2-minute round).
+                // `settings.degenerate` times the budget unfolded, the budget holds (the plain
+                // classification can leave most weights free).
                 let plain = classify(&m, self.settings.margin);
                 if round == first && loose.is_none() {
-                    let keep = unfolded_budget(full.upper.iter().zip(&a).map(|(u, a)| u - a).sum());
+                    let keep = unfolded_budget(
+                        self.settings,
+                        full.upper.iter().zip(&a).map(|(u, a)| u - a).sum(),
+                    );
                     let unfolded = plain.iter().filter(|s| **s != Status::Upper).count();
-                    if unfolded > DEGENERATE * keep {
+                    if unfolded > self.settings.degenerate * keep {
                         classify_keeping(&m, self.settings.margin, keep)
                     } else {
                         plain
@@ -266,7 +243,10 @@ impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
                 sol.termination,
                 Termination::Converged | Termination::Stopped | Termination::Stalled
             );
-            if round == first && guess && contradicted.len() > repair_budget(stats.free) {
+            if round == first
+                && guess
+                && contradicted.len() > repair_budget(self.settings, stats.free)
+            {
                 // A warm guess so far off that one repair cannot fix it.
                 set = self.cold_start();
                 (estimate, guess, first, stats.restarted_cold) =
@@ -280,12 +260,11 @@ impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
                 // weights, most of which the next, better dual confirms; freeing them all made
                 // reduced problems of half the weights (cost `N m^2` per iteration).
                 // After the loose round, fewer: its dual's contradictions come partly from its
-                // inexactness (freeing 2 free of them made rounds of thousands of weights at
-                // n = 20000, then the full problem).
+                // inexactness.
                 let budget = if loose.is_some() {
-                    MIN_REPAIR
+                    self.settings.min_repair
                 } else {
-                    repair_budget(stats.free)
+                    repair_budget(self.settings, stats.free)
                 };
                 if contradicted.len() > budget {
                     contradicted.sort_unstable_by(|&i, &j| m[j].abs().total_cmp(&m[i].abs()));
@@ -293,7 +272,7 @@ impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
                 }
                 // The first repair re-derives the other statuses from this dual; later repairs
                 // only free weights, so that the free set grows and the rounds cannot cycle,
-                // except (at most `LATE_REDERIVE` times) when an accurate dual would at least
+                // except (at most `settings.late_rederive` times) when an accurate dual would at least
                 // halve the free set (after a far-off fold, weights freed early are decided
                 // again).
                 let rederive = round == first
@@ -348,27 +327,11 @@ impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
     }
 }
 
-/// Rounds after the first whose dual may re-derive all statuses (see [`Rounds::run`]).
-const LATE_REDERIVE: usize = 2;
-
-/// The first round of a cold start is solved to a duality gap of this share of the estimated
-/// score (the subsample's removed weight, in points): its dual only classifies the weights for
-/// the next round, whose repair frees at most [`MIN_REPAIR`] of the weights it contradicts.
-/// Measured on `sosdp bench score` (D = 10): iterations per cold evaluation at n = 2000
-/// 38.5 -> 33.5-36; shares 0.15 and 0.3 saved nothing; without the smaller repair budget,
-/// 2 of 20 evaluations at n = 20000 ended on the full problem.
-const LOOSE_SHARE: f64 = 0.05;
-
 /// Largest number of contradicted weights one repair round frees: twice the free weights of
-/// the round, at least [`MIN_REPAIR`]. (A floor at the rank `m` of the Newton system's
-/// low-rank part, on the grounds that below it an iteration costs about the same, was wrong
-/// for the dense solve used below `m`, whose cost grows as `N^3`: at D = 55, m = 1596, repairs
-/// of 1600 weights made cold evaluations take 5 s.)
-fn repair_budget(free: usize) -> usize {
-    (2 * free).max(MIN_REPAIR)
+/// the round, at least [`FastSettings::min_repair`].
+fn repair_budget(settings: &FastSettings, free: usize) -> usize {
+    (2 * free).max(settings.min_repair)
 }
-/// Floor of [`repair_budget`].
-const MIN_REPAIR: usize = 256;
 
 /// If the fold alone makes the reduced problem infeasible (`reduced_ok` fails), free the
 /// folded weights with the smallest margins, a share that doubles (from 1/64 of the folded
@@ -419,14 +382,14 @@ pub fn next_set(
 }
 
 /// Active set for a cold evaluation, from a cascade of subsamples: the same program on an
-/// evenly spaced subsample of `max(settings.subsample, n / CASCADE)` weights, rescaled so that
+/// evenly spaced subsample of `max(settings.subsample, n / settings.cascade)` weights, rescaled so that
 /// it estimates the same dual (costs and row coefficients per weight times `n / n_s`, points
 /// times `sqrt(n / n_s)`), is solved (its own cold set coming from the next smaller subsample)
 /// until its dual contradicts none of its statuses; every weight of `full` is then classified
 /// by its margin under that dual with `settings.cold_margin`. With `budget`, at most
-/// [`cold_budget`] of them (for the weight the subsample's optimum removes) stay
+/// the cold budget of them (for the weight the subsample's optimum removes) stay
 /// unfolded, and the set is marked as an estimate ([`Origin::Estimate`]) so that its
-/// first round is solved loosely ([`LOOSE_SHARE`]). The smallest level is solved with every
+/// first round is solved loosely ([`FastSettings::loose_share`]). The smallest level is solved with every
 /// weight free (a level is solved directly when the next one would have more than half its
 /// weights).
 ///
@@ -445,17 +408,13 @@ pub fn cold_set(
     budget: bool,
 ) -> ActiveSet {
     let n = full.upper.len();
-    let ns = settings.subsample.max(n / CASCADE);
+    let ns = settings.subsample.max(n / settings.cascade);
     if 2 * ns > n || settings.subsample == 0 {
         return ActiveSet::all_free(full);
     }
     let sub = subsample(full, ns);
     let start = cold_set(&sub, settings, reduced_ok, t0, budget);
-    let tolerance = ipm::Settings {
-        gap_tol: 1e-3,
-        feas_tol: 1e-6,
-        max_iter: 60,
-    };
+    let tolerance = settings.subsample_round.clone();
     let rounds = Rounds {
         full: &sub,
         settings,
@@ -488,18 +447,18 @@ pub fn cold_set(
         &m,
         settings.cold_margin,
         if budget {
-            cold_budget(full, removed)
+            cold_budget(full, settings, removed)
         } else {
             0
         },
     );
     let mut free: Vec<usize> = (0..n).filter(|&i| status[i] == Status::Free).collect();
-    let cap = cold_cap(full);
+    let cap = cold_cap(full, settings);
     if free.len() > cap {
-        // At large D the subsample's dual leaves a third of the weights within the cold
-        // margin (16000 of 50000 at D = 50, m = 1326: ~1 s per iteration, and the method
-        // stalls); only the `cap` least decided stay free, the repair rounds free the others
-        // that the dual of the reduced problem contradicts.
+        // At large D the subsample's dual can leave a large share of the weights within the
+        // cold margin (slow iterations, and the method stalls); only the `cap` least decided
+        // stay free, the repair rounds free the others that the dual of the reduced problem
+        // contradicts.
         free.sort_unstable_by(|&i, &j| m[i].abs().total_cmp(&m[j].abs()));
         for &i in &free[cap..] {
             status[i] = if m[i] > 0.0 {
@@ -519,52 +478,32 @@ pub fn cold_set(
 
 /// Most weights an active set derived from an estimated dual leaves unfolded
 /// ([`classify_keeping`]) when the program removes about `removed` weight:
-/// `2 removed + UNFOLDED_SLACK`. Measured on `sosdp bench score` (D = 10): cold evaluations
-/// 19 -> 12.6 ms at n = 2000, 70 -> 31 ms at n = 20000; tighter budgets (1.2-1.5 removed +
-/// 33-132) were slower (more repair rounds).
-pub fn unfolded_budget(removed: f64) -> usize {
-    (2.0 * removed.max(0.0)).ceil() as usize + UNFOLDED_SLACK
+/// `2 removed + unfolded_slack` ([`FastSettings::unfolded_slack`]).
+pub fn unfolded_budget(settings: &FastSettings, removed: f64) -> usize {
+    (2.0 * removed.max(0.0)).ceil() as usize + settings.unfolded_slack
 }
 
-/// The unfolded budget of a cold set: [`unfolded_budget`], or `removed + UNFOLDED_SLACK` when
-/// the rank `m` of the Newton system's low-rank part is at least [`TIGHT_RANK`]. Above `m`
-/// free weights an iteration costs `m^2` per free weight (Woodbury), so at large `m` the
-/// loose first round's extra `removed` weights cost more than the repairs they spare. In the
-/// third stage of the d = 50 fit (D = 51, m = 1326, score about 1050) the loose rounds of cold
-/// queries had 2700-3000 free weights, 0.8-1.1 s of the 1.2-1.5 s of such a query; with the
-/// tighter budget 10 slice iterations of that stage took 31 s instead of 45 s (the same
-/// chain), and cold evaluations at n = 5000, D = 55 475-586 ms instead of 571-749 ms (runs
-/// interleaved). At D = 10 (m = 66) the tighter budget was slower (n = 20000: 40 iterations
-/// per cold evaluation instead of 30.5).
-fn cold_budget(full: &Problem, removed: f64) -> usize {
-    if low_rank(full) >= TIGHT_RANK {
-        removed.max(0.0).ceil() as usize + UNFOLDED_SLACK
+/// The unfolded budget of a cold set: [`unfolded_budget`], or `removed + unfolded_slack` when
+/// the rank `m` of the Newton system's low-rank part is at least
+/// [`FastSettings::tight_rank`]. Above `m` free weights an iteration costs `m^2` per free
+/// weight (Woodbury), so at large `m` the loose first round's extra `removed` weights cost
+/// more than the repairs they spare.
+fn cold_budget(full: &Problem, settings: &FastSettings, removed: f64) -> usize {
+    if low_rank(full) >= settings.tight_rank {
+        removed.max(0.0).ceil() as usize + settings.unfolded_slack
     } else {
-        unfolded_budget(removed)
+        unfolded_budget(settings, removed)
     }
 }
 
-/// See [`cold_budget`]: `m` at D = 45.
-const TIGHT_RANK: usize = 1024;
-
-/// The constant part of [`unfolded_budget`]. It was `4 m` (`m` the rank of the Newton
-/// system's low-rank part; 264 at D = 10); at D = 50 that is 5304, and degenerate problems (the
-/// first stage of a fit) kept ~5400 weights free: 30-137 s per warm evaluation at n = 50000,
-/// against 0.2 s now (`oracle_time 50000 50 4 101 0.3`).
-const UNFOLDED_SLACK: usize = 256;
-
-/// See the re-derivation in [`Rounds::run`].
-const DEGENERATE: usize = 4;
-
-/// Most weights a cold set leaves free: `n / 16`, at least four times the rank `m` of the
-/// Newton system's low-rank part and [`MIN_COLD_FREE`].
-fn cold_cap(full: &Problem) -> usize {
-    (full.upper.len() / 16)
-        .max(4 * low_rank(full))
-        .max(MIN_COLD_FREE)
+/// Most weights a cold set leaves free: `n / cold_free_divisor`, at least
+/// `cold_free_rank` times the rank `m` of the Newton system's low-rank part and
+/// `min_cold_free` (fields of [`FastSettings`]).
+fn cold_cap(full: &Problem, settings: &FastSettings) -> usize {
+    (full.upper.len() / settings.cold_free_divisor)
+        .max(settings.cold_free_rank * low_rank(full))
+        .max(settings.min_cold_free)
 }
-/// Floor of [`cold_cap`].
-const MIN_COLD_FREE: usize = 4096;
 
 /// The rank `m = sum_b p_b (p_b + 1) / 2` of the low-rank part of the Newton system's weight
 /// block (blocks with weights).
@@ -575,8 +514,6 @@ fn low_rank(full: &Problem) -> usize {
         .map(|b| b.constant.nrows() * (b.constant.nrows() + 1) / 2)
         .sum()
 }
-/// Ratio of consecutive subsample sizes in the cold start's cascade.
-const CASCADE: usize = 8;
 
 /// The program on the evenly spaced subsample of `ns` weights, rescaled to estimate the same
 /// dual (see [`cold_set`]).
@@ -635,3 +572,71 @@ pub fn conclude(
         )),
     }
 }
+
+/// What a fast backend `$backend` (shared by [`crate::FastCm`] and [`crate::FastSp`]) builds on
+/// its own `evaluate_to(theta, level, accuracy)`: the inherent `evaluate_detailed`, and the
+/// [`ScoreOracle`](crate::ScoreOracle) impl (dimension and maximum from its program
+/// ([`crate::reference::ReferenceProgram`]), backend `"fast"`, convex, a membership query
+/// stopping as soon as its bracket decides, the refinement of its settings); `$extra` are the
+/// backend's own further oracle methods.
+macro_rules! fast_oracle {
+    ($backend:ty { $($extra:tt)* }) => {
+        impl $backend {
+            /// Evaluate with statistics; with `level`, stop as soon as the bracket decides
+            /// "score <= level" (the bracket may then be wider than the accuracy).
+            pub fn evaluate_detailed(
+                &self,
+                theta: &[f64],
+                level: Option<f64>,
+            ) -> Result<($crate::ScoreEval, $crate::EvalStats), $crate::ScoreError> {
+                self.evaluate_to(theta, level, self.settings.accuracy)
+            }
+        }
+
+        impl $crate::ScoreOracle for $backend {
+            fn dim(&self) -> usize {
+                $crate::reference::ReferenceProgram::dim(self.problem())
+            }
+
+            fn max_score(&self) -> f64 {
+                $crate::reference::ReferenceProgram::max_score(self.problem())
+            }
+
+            fn backend(&self) -> &'static str {
+                "fast"
+            }
+
+            fn convex(&self) -> bool {
+                true
+            }
+
+            fn evaluate(&self, theta: &[f64]) -> Result<$crate::ScoreEval, $crate::ScoreError> {
+                Ok(self.evaluate_detailed(theta, None)?.0)
+            }
+
+            fn member_eval(
+                &self,
+                theta: &[f64],
+                level: f64,
+            ) -> Result<$crate::ScoreEval, $crate::ScoreError> {
+                Ok(self.evaluate_detailed(theta, Some(level))?.0)
+            }
+
+            fn member_eval_to(
+                &self,
+                theta: &[f64],
+                level: f64,
+                accuracy: f64,
+            ) -> Result<$crate::ScoreEval, $crate::ScoreError> {
+                Ok(self.evaluate_to(theta, Some(level), accuracy)?.0)
+            }
+
+            fn refinement(&self) -> $crate::Refinement {
+                self.settings.refinement
+            }
+
+            $($extra)*
+        }
+    };
+}
+pub(crate) use fast_oracle;

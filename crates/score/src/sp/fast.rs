@@ -1,4 +1,4 @@
-//! The fast SP backend (MATH.md 2.2, 3.2): the interior-point method of [`super::ipm`] on the
+//! The fast SP backend (MATH.md 2.2, 3.2): the interior-point method of [`crate::ipm`] on the
 //! two-LMI program written after whitening by `S = L L^T` (`w_i = L^{-1} x_i`, as in the
 //! reference backend), with `tau = t / n`:
 //!
@@ -12,18 +12,17 @@
 //! carries over between evaluations as statuses only (the whitened points change with `S`,
 //! so the fold is recomputed per evaluation). Falls back to the clarabel reference backend
 //! when the repair rounds fail.
-use super::active_set::{ActiveSet, Status};
-use super::driver::{
+use crate::ScoreError;
+use crate::active_set::fold::{ActiveSet, Status};
+use crate::active_set::warm::WarmPool;
+use crate::active_set::{
     EvalStats, FastSettings, ScoreMap, cold_set, conclude, next_set, solve_certified,
 };
-use super::ipm::{LinearRow, LmiBlock, Problem};
-use super::warm::WarmPool;
-use crate::ScoreError;
-use crate::clarabel_backend::ClarabelSp;
-use crate::linalg::min_eigenvalue;
-use crate::membership::Refinement;
+use crate::dense::min_eigenvalue;
+use crate::ipm::{LinearRow, LmiBlock, Problem};
 use crate::oracle::{ScoreEval, ScoreOracle};
 use crate::sp::Spectral;
+use crate::sp::reference::ClarabelSp;
 use nalgebra::DMatrix;
 use std::borrow::Cow;
 
@@ -46,9 +45,8 @@ impl Clone for FastSp {
 }
 
 impl FastSp {
-    /// The backend for `problem` (sets OpenBLAS to one thread, see [`super::FastCm::new`]).
+    /// The backend for `problem`, with the default [`FastSettings`].
     pub fn new(problem: Spectral) -> Self {
-        sosdp_openblas::set_num_threads(1);
         FastSp {
             reference: ClarabelSp::new(problem),
             settings: FastSettings::default(),
@@ -56,11 +54,13 @@ impl FastSp {
         }
     }
 
+    /// The same backend with `settings`.
     pub fn with_settings(mut self, settings: FastSettings) -> Self {
         self.settings = settings;
         self
     }
 
+    /// The score's problem data.
     pub fn problem(&self) -> &Spectral {
         self.reference.problem()
     }
@@ -70,26 +70,15 @@ impl FastSp {
         self.warm.clear();
     }
 
-    /// Evaluate with statistics; with `level`, stop as soon as the bracket decides.
-    pub fn evaluate_detailed(
-        &self,
-        theta: &[f64],
-        level: Option<f64>,
-    ) -> Result<(ScoreEval, EvalStats), ScoreError> {
-        self.evaluate_to(theta, level, self.settings.accuracy)
-    }
-
-    /// [`Self::evaluate_detailed`] with the bracket width `accuracy` instead of the settings'.
+    /// The SP score at `theta = svec(S)` with statistics, to bracket width `accuracy`; with
+    /// `level`, stop as soon as the bracket decides (see `evaluate_detailed`).
     pub fn evaluate_to(
         &self,
         theta: &[f64],
         level: Option<f64>,
         accuracy: f64,
     ) -> Result<(ScoreEval, EvalStats), ScoreError> {
-        let settings = FastSettings {
-            accuracy,
-            ..self.settings.clone()
-        };
+        let settings = self.settings.with_accuracy(accuracy);
         let sp = self.problem();
         let s = sp.candidate(theta)?;
         let Some(factor) = s.factor.as_ref() else {
@@ -167,41 +156,4 @@ impl FastSp {
     }
 }
 
-impl ScoreOracle for FastSp {
-    fn dim(&self) -> usize {
-        self.problem().dim()
-    }
-
-    fn max_score(&self) -> f64 {
-        self.problem().max_score()
-    }
-
-    fn backend(&self) -> &'static str {
-        "fast"
-    }
-
-    fn convex(&self) -> bool {
-        true
-    }
-
-    fn evaluate(&self, theta: &[f64]) -> Result<ScoreEval, ScoreError> {
-        Ok(self.evaluate_detailed(theta, None)?.0)
-    }
-
-    fn member_eval(&self, theta: &[f64], level: f64) -> Result<ScoreEval, ScoreError> {
-        Ok(self.evaluate_detailed(theta, Some(level))?.0)
-    }
-
-    fn member_eval_to(
-        &self,
-        theta: &[f64],
-        level: f64,
-        accuracy: f64,
-    ) -> Result<ScoreEval, ScoreError> {
-        Ok(self.evaluate_to(theta, Some(level), accuracy)?.0)
-    }
-
-    fn refinement(&self) -> Refinement {
-        self.settings.refinement
-    }
-}
+crate::active_set::fast_oracle!(FastSp {});

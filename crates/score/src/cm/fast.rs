@@ -1,27 +1,28 @@
-//! The fast CM backend (MATH.md 3.2): the interior-point method of [`super::ipm`] on
+//! The fast CM backend (MATH.md 3.2): the interior-point method of [`crate::ipm`] on
 //! `max sum a s.t. B(theta) - sum_i (a_i / n) zh_i zh_i^T ⪰ 0, 0 <= a <= 1`, restricted to the
-//! undecided weights by the active set of [`super::active_set`], certified by
+//! undecided weights by the active set of [`crate::active_set`], certified by
 //! [`CertifiedMean::certify`] exactly like the reference backend.
 //!
 //! Cold start: the same program on a fixed, evenly spaced subsample estimates the dual `Y`;
-//! its margins `zh_i^T Y zh_i - 1` seed the active set ([`super::driver::cold_set`]). Warm
+//! its margins `zh_i^T Y zh_i - 1` seed the active set ([`crate::active_set::cold_set`]). Warm
 //! start: the statuses the dual of the kept cut tightest at `theta` gives (the dual of a recent
 //! solve closest to optimal there), applied to the previous evaluation's active set (its
 //! folded matrix is updated, not recomputed); where the margins are degenerate, at most
-//! [`super::driver::unfolded_budget`] weights stay unfolded. If the repair rounds fail, the
+//! [`crate::active_set::unfolded_budget`] weights stay unfolded. If the repair rounds fail, the
 //! evaluation falls back to the clarabel reference backend, which computes the same certified
 //! quantity.
-use super::active_set::{ActiveSet, Origin, classify_keeping};
-use super::driver::{
-    EvalStats, FastSettings, ScoreMap, cold_set, conclude, solve_certified, unfolded_budget,
-};
-use super::ipm::{LmiBlock, Problem};
-use super::warm::WarmPool;
 use crate::ScoreError;
-use crate::clarabel_backend::ClarabelCm;
+use crate::active_set::fold::{ActiveSet, Origin, classify_keeping};
+use crate::active_set::warm::WarmPool;
+use crate::active_set::{
+    EvalStats, FastSettings, ScoreMap, cold_set, conclude, next_set, solve_certified,
+    unfolded_budget,
+};
+use crate::cm::reference::ClarabelCm;
 use crate::cm::{CertifiedMean, Cut};
-use crate::linalg::min_eigenvalue;
-use crate::membership::{Chord, Refinement, check_chord_args};
+use crate::dense::min_eigenvalue;
+use crate::ipm::{LmiBlock, Problem};
+use crate::membership::{Chord, check_chord_args};
 use crate::oracle::{ScoreEval, ScoreOracle};
 use nalgebra::DMatrix;
 use std::borrow::Cow;
@@ -32,10 +33,10 @@ use std::sync::{Arc, Mutex};
 /// The CM score on the fast interior-point backend.
 #[derive(Debug)]
 pub struct FastCm {
-    pub(super) reference: ClarabelCm,
+    pub(crate) reference: ClarabelCm,
     /// `w_i = zh_i / sqrt(n)` as columns.
-    pub(super) points: DMatrix<f64>,
-    pub(super) settings: FastSettings,
+    pub(crate) points: DMatrix<f64>,
+    pub(crate) settings: FastSettings,
     warm: WarmPool<ActiveSet>,
     /// Evaluations answered by the reference backend.
     fallbacks: AtomicUsize,
@@ -44,9 +45,6 @@ pub struct FastCm {
     /// Cuts (affine minorants) from the duals of recent solves, newest last.
     cuts: Mutex<Vec<Cut>>,
 }
-
-/// Number of recent cuts kept.
-const CUTS: usize = 64;
 
 impl Clone for FastCm {
     fn clone(&self) -> Self {
@@ -63,11 +61,10 @@ impl Clone for FastCm {
 }
 
 impl FastCm {
-    /// The backend for `problem`. Sets OpenBLAS to one thread: its kernels here are small
-    /// and its spinning threads cost more than they save (parallelism belongs to rayon,
-    /// across evaluations).
+    /// The backend for `problem`, with the default [`FastSettings`]. Its BLAS kernels are
+    /// small: the binary runs OpenBLAS on one thread (parallelism belongs to rayon, across
+    /// evaluations).
     pub fn new(problem: CertifiedMean) -> Self {
-        sosdp_openblas::set_num_threads(1);
         let points = problem.lifted_points() / (problem.n() as f64).sqrt();
         FastCm {
             reference: ClarabelCm::new(problem),
@@ -80,15 +77,18 @@ impl FastCm {
         }
     }
 
+    /// The same backend with `settings`.
     pub fn with_settings(mut self, settings: FastSettings) -> Self {
         self.settings = settings;
         self
     }
 
+    /// The score's problem data.
     pub fn problem(&self) -> &CertifiedMean {
         self.reference.problem()
     }
 
+    /// The backend's settings.
     pub fn settings(&self) -> &FastSettings {
         &self.settings
     }
@@ -105,11 +105,11 @@ impl FastCm {
         self.bisected_ends.load(Ordering::Relaxed)
     }
 
-    pub(super) fn count_fallback(&self) {
+    pub(crate) fn count_fallback(&self) {
         self.fallbacks.fetch_add(1, Ordering::Relaxed);
     }
 
-    pub(super) fn count_bisected_end(&self) {
+    pub(crate) fn count_bisected_end(&self) {
         self.bisected_ends.fetch_add(1, Ordering::Relaxed);
     }
 
@@ -120,7 +120,7 @@ impl FastCm {
     }
 
     /// Take the warm-start state (if enabled).
-    pub(super) fn take_warm(&self) -> Option<ActiveSet> {
+    pub(crate) fn take_warm(&self) -> Option<ActiveSet> {
         if self.settings.warm_start {
             self.warm.take()
         } else {
@@ -130,14 +130,34 @@ impl FastCm {
 
     /// Keep an active set of the CM program (or of any program on the same weights) for the
     /// next evaluation.
-    pub(super) fn keep_warm(&self, set: ActiveSet) {
+    pub(crate) fn keep_warm(&self, set: ActiveSet) {
         self.warm.keep(set);
     }
 
-    /// Keep the cut of a solve (the oldest one goes when there are [`CUTS`]).
-    pub(super) fn keep_cut(&self, cut: Cut) {
+    /// Keep (when warm starts are on) the active set that the final duals of a solve of `full`
+    /// give with the warm margin ([`next_set`]).
+    pub(crate) fn keep_next_warm(
+        &self,
+        full: &Problem,
+        set: ActiveSet,
+        block_duals: &[DMatrix<f64>],
+        row_duals: &[f64],
+    ) {
+        if self.settings.warm_start {
+            self.keep_warm(next_set(
+                full,
+                set,
+                block_duals,
+                row_duals,
+                self.settings.margin,
+            ));
+        }
+    }
+
+    /// Keep the cut of a solve (the oldest one goes when there are [`FastSettings::kept_cuts`]).
+    pub(crate) fn keep_cut(&self, cut: Cut) {
         let mut cuts = self.cuts.lock().unwrap_or_else(|e| e.into_inner());
-        if cuts.len() == CUTS {
+        if cuts.len() == self.settings.kept_cuts {
             cuts.remove(0);
         }
         cuts.push(cut);
@@ -159,7 +179,7 @@ impl FastCm {
     /// `1 - quad_i / n`, the fold updated from `base` when given
     /// (only the weights whose status changes) or computed afresh. With an estimate `score`
     /// of the score, at most [`unfolded_budget`] weights stay unfolded ([`classify_keeping`]).
-    pub(super) fn set_from_dual(
+    pub(crate) fn set_from_dual(
         &self,
         full: &Problem,
         base: Option<ActiveSet>,
@@ -168,7 +188,7 @@ impl FastCm {
     ) -> ActiveSet {
         let n = self.problem().n() as f64;
         let m: Vec<f64> = quad.iter().map(|q| 1.0 - q / n).collect();
-        let keep = score.map_or(0, |s| unfolded_budget(s.min(n)));
+        let keep = score.map_or(0, |s| unfolded_budget(&self.settings, s.min(n)));
         let status = classify_keeping(&m, self.settings.margin, keep);
         let mut set = match base {
             Some(mut set) => {
@@ -183,7 +203,7 @@ impl FastCm {
 
     /// Along the ray `x + s u`: the smallest certified outer end of `{CM <= level}` among the
     /// kept cuts, and the quadratic forms of that cut's dual.
-    pub(super) fn nearest_cut(
+    pub(crate) fn nearest_cut(
         &self,
         x: &[f64],
         u: &[f64],
@@ -212,27 +232,15 @@ impl FastCm {
         }
     }
 
-    /// Evaluate with statistics; with `level`, stop as soon as the bracket decides
-    /// "score <= level" (the bracket may then be wider than the accuracy).
-    pub fn evaluate_detailed(
-        &self,
-        theta: &[f64],
-        level: Option<f64>,
-    ) -> Result<(ScoreEval, EvalStats), ScoreError> {
-        self.evaluate_to(theta, level, self.settings.accuracy)
-    }
-
-    /// [`Self::evaluate_detailed`] with the bracket width `accuracy` instead of the settings'.
+    /// The CM score at `theta` with statistics, to bracket width `accuracy`; with `level`, stop
+    /// as soon as the bracket decides "score <= level" (see `evaluate_detailed`).
     pub fn evaluate_to(
         &self,
         theta: &[f64],
         level: Option<f64>,
         accuracy: f64,
     ) -> Result<(ScoreEval, EvalStats), ScoreError> {
-        let settings = FastSettings {
-            accuracy,
-            ..self.settings.clone()
-        };
+        let settings = self.settings.with_accuracy(accuracy);
         let cm = self.problem();
         cm.check_theta(theta)?;
         if !cm.in_domain(theta) {
@@ -280,10 +288,7 @@ impl FastCm {
             &full,
             start,
             &settings,
-            &ScoreMap {
-                offset: n,
-                scale: n,
-            },
+            &cm_map(n),
             level,
             reduced_ok,
             &[],
@@ -312,46 +317,9 @@ impl FastCm {
     }
 }
 
-impl ScoreOracle for FastCm {
-    fn dim(&self) -> usize {
-        self.problem().dim()
-    }
-
-    fn max_score(&self) -> f64 {
-        self.problem().n() as f64
-    }
-
-    fn backend(&self) -> &'static str {
-        "fast"
-    }
-
-    fn convex(&self) -> bool {
-        true
-    }
-
-    fn evaluate(&self, theta: &[f64]) -> Result<ScoreEval, ScoreError> {
-        Ok(self.evaluate_detailed(theta, None)?.0)
-    }
-
-    fn member_eval(&self, theta: &[f64], level: f64) -> Result<ScoreEval, ScoreError> {
-        Ok(self.evaluate_detailed(theta, Some(level))?.0)
-    }
-
-    fn member_eval_to(
-        &self,
-        theta: &[f64],
-        level: f64,
-        accuracy: f64,
-    ) -> Result<ScoreEval, ScoreError> {
-        Ok(self.evaluate_to(theta, Some(level), accuracy)?.0)
-    }
-
-    fn refinement(&self) -> Refinement {
-        self.settings.refinement
-    }
-
+crate::active_set::fast_oracle!(FastCm {
     /// From the kept cuts: beyond the first step where a cut exceeds `level + f` (`f` the
-    /// floor of the settings' [`Refinement`], the width of the tie band), the score exceeds
+    /// floor of the settings' [`crate::Refinement`], the width of the tie band), the score exceeds
     /// `level + f`, so every bracket of width at most `f` lies above `level` and the exact
     /// decision ([`crate::membership::decide`]) is NO, whatever the oracle's state. (Within
     /// the band a query may be answered YES by the tie rule, so a cut above `level` alone
@@ -389,5 +357,14 @@ impl ScoreOracle for FastCm {
             hi,
             queries: hi_solves + lo_solves,
         })
+    }
+});
+
+/// How the CM program of [`FastCm`] maps onto the score: `CM = n + n * objective` (the
+/// objective is `-sum a / n`).
+pub(crate) fn cm_map(n: f64) -> ScoreMap {
+    ScoreMap {
+        offset: n,
+        scale: n,
     }
 }

@@ -27,7 +27,11 @@
 //! tends to `n` (every weight with `e^T zh_i != 0` must be 0 there).
 //!
 //! A dual matrix at a fixed scale bounds CM from below at every `theta`, affinely: a [`Cut`].
-use crate::linalg::{
+pub mod chord;
+pub mod fast;
+pub mod reference;
+
+use crate::dense::{
     self, all_finite, min_eigenvalue, psd_projection, scaled, trace_product, verified_shrink,
 };
 use crate::{ScoreError, ScoreEval};
@@ -91,7 +95,7 @@ impl CertifiedMean {
                 1.0
             }
         });
-        let scatter = linalg::weighted_scatter(&zh, &vec![1.0 / n as f64; n]);
+        let scatter = dense::weighted_scatter(&zh, &vec![1.0 / n as f64; n]);
         Ok(CertifiedMean {
             zh,
             centre,
@@ -111,10 +115,12 @@ impl CertifiedMean {
         self.zh.nrows() - 1
     }
 
+    /// The centre `c` of the domain.
     pub fn centre(&self) -> &DVector<f64> {
         &self.centre
     }
 
+    /// The budget matrix `Gamma` (`D x D`, positive definite).
     pub fn gamma(&self) -> &DMatrix<f64> {
         &self.gamma
     }
@@ -126,7 +132,7 @@ impl CertifiedMean {
 
     /// `zh_i^T Y zh_i` for every point.
     pub fn quad_forms(&self, y: &DMatrix<f64>) -> Vec<f64> {
-        linalg::quad_forms(&self.zh, y)
+        dense::quad_forms(&self.zh, y)
     }
 
     /// Check that `theta` is a finite vector of the right length.
@@ -235,11 +241,11 @@ impl CertifiedMean {
         if below.len() < positive {
             let points = self.zh.select_columns(&below);
             let gaps: Vec<f64> = below.iter().map(|&i| (1.0 - a[i]) / n).collect();
-            &self.scatter - linalg::weighted_scatter(&points, &gaps)
+            &self.scatter - dense::weighted_scatter(&points, &gaps)
         } else {
             let keep: Vec<usize> = (0..a.len()).filter(|&i| a[i] > 0.0).collect();
             let coeffs: Vec<f64> = keep.iter().map(|&i| a[i] / n).collect();
-            linalg::weighted_scatter(&self.zh.select_columns(&keep), &coeffs)
+            dense::weighted_scatter(&self.zh.select_columns(&keep), &coeffs)
         }
     }
 
@@ -391,7 +397,8 @@ pub fn best_scaled_bound(n: f64, beta: f64, q: &[f64]) -> f64 {
 pub fn best_scale(n: f64, beta: f64, q: &[f64]) -> (f64, f64) {
     let value = |t: f64| n - t * beta - q.iter().map(|qi| (1.0 - t * qi / n).max(0.0)).sum::<f64>();
     // Breakpoints `(n / q_i, q_i / n)` on each side of 1 (`q_i = 0` never breaks).
-    let (above, below): (Vec<(f64, f64)>, Vec<(f64, f64)>) = q
+    type Breakpoints = Vec<(f64, f64)>;
+    let (above, below): (Breakpoints, Breakpoints) = q
         .iter()
         .filter(|qi| **qi > 0.0)
         .map(|qi| (n / qi, qi / n))
@@ -495,7 +502,7 @@ mod tests {
                     }
                 })
                 .collect();
-            let plain = crate::linalg::weighted_scatter(
+            let plain = crate::dense::weighted_scatter(
                 &cm.zh,
                 &a.iter().map(|x| x / n as f64).collect::<Vec<_>>(),
             );

@@ -1,5 +1,5 @@
 //! The anchor (MATH.md 4.2) on the fast backend: CM minimised over `theta` by the
-//! interior-point method of [`super::ipm`], with `w = theta - c` as `D` free variables:
+//! interior-point method of [`crate::ipm`], with `w = theta - c` as `D` free variables:
 //!
 //! ```text
 //! maximise sum_i a_i / n  s.t.  B(c) + sum_k w_k (e_k e_D^T + e_D e_k^T) - sum_i (a_i / n) zh_i zh_i^T ⪰ 0,
@@ -11,18 +11,16 @@
 //! `R - ||c + w - b||^2 / R >= 0`). Solved on the active set with the certified rounds of the
 //! score, then certified exactly like [`crate::anchor::minimise_cm`] (same bracket, same
 //! radius), so both backends return the same kind of [`Anchor`].
-use super::FastCm;
-use super::driver::{FastSettings, ScoreMap, cold_set, next_set, solve_certified};
-use super::ipm::{LmiBlock, Problem};
 use crate::ScoreError;
+use crate::active_set::{FastSettings, cold_set, solve_certified};
 use crate::anchor::{Anchor, BallDomain, anchor_at, check_ball};
+use crate::cm::fast::FastCm;
+use crate::cm::fast::cm_map;
+use crate::ipm::{LmiBlock, Problem};
 use crate::oracle::ScoreOracle;
 use nalgebra::DMatrix;
 use std::borrow::Cow;
 use std::cell::RefCell;
-
-/// Cold margin of the anchor's active set (see [`FastSettings::cold_margin`]).
-const ANCHOR_COLD_MARGIN: f64 = 0.5;
 
 impl FastCm {
     /// Minimise the CM score over `theta` (inside `ball`, when given). Falls back to the
@@ -33,11 +31,8 @@ impl FastCm {
         let n = cm.n() as f64;
         let full = self.anchor_problem(ball);
         let t0 = vec![0.0; cm.dim()];
-        // A wider cold margin than evaluations use: the certified ball needs the interior
-        // solution that a larger free set gives (with 0.25, the radius came out 0 when the
-        // ball domain binds, in `fast_anchor_agrees_with_clarabel`).
         let settings = FastSettings {
-            cold_margin: ANCHOR_COLD_MARGIN,
+            cold_margin: self.settings.anchor_cold_margin,
             ..self.settings.clone()
         };
         let start = cold_set(&full, &settings, &|_: &Problem| true, &t0, false);
@@ -59,10 +54,7 @@ impl FastCm {
             &full,
             start,
             &settings,
-            &ScoreMap {
-                offset: n,
-                scale: n,
-            },
+            &cm_map(n),
             None,
             |_| true,
             &t0,
@@ -70,18 +62,10 @@ impl FastCm {
         );
         let Some(c) = certified else {
             self.count_fallback();
-            return crate::anchor::minimise_cm(&self.reference, ball);
+            return super::reference::minimise_cm(&self.reference, ball);
         };
         let (theta, weights, y) = found.into_inner().expect("an accepted round was certified");
-        if self.settings.warm_start {
-            self.keep_warm(next_set(
-                &full,
-                c.set,
-                &c.block_duals,
-                &c.row_duals,
-                self.settings.margin,
-            ));
-        }
+        self.keep_next_warm(&full, c.set, &c.block_duals, &c.row_duals);
         anchor_at(cm, theta, &weights, &y, ball, self.settings.accuracy, |t| {
             self.evaluate(t)
         })

@@ -6,12 +6,14 @@ use std::sync::Mutex;
 /// Largest number of states kept (the oldest goes first).
 const POOL: usize = 4;
 
+/// The most recent warm-start states (a few), newest last.
 #[derive(Debug, Default)]
 pub struct WarmPool<T> {
     states: Mutex<Vec<T>>,
 }
 
 impl<T> WarmPool<T> {
+    /// An empty pool.
     pub fn new() -> Self {
         WarmPool {
             states: Mutex::new(Vec::new()),

@@ -1,0 +1,134 @@
+//! The settings of the fast backends: accuracy, warm and cold starts, repair rounds and the
+//! interior-point solves they run, every tolerance and budget with its default.
+use crate::ipm::IpmSettings;
+use crate::membership::Refinement;
+
+/// Settings of the fast backends ([`crate::FastCm`], [`crate::FastSp`]) and of the active-set
+/// driver they share. Every field states its default; [`FastSettings::default`] gives them.
+#[derive(Clone, Debug)]
+pub struct FastSettings {
+    /// Largest accepted bracket width `upper - lower`, in points (MATH.md 3.2's zeta).
+    /// Default `1e-3`.
+    pub accuracy: f64,
+    /// Margin (in units of the weight's cost) beyond which a weight is folded or dropped
+    /// between evaluations (warm start). Default 0.02.
+    pub margin: f64,
+    /// Margin used after the cold-start estimate from a subsample, whose dual is noisier.
+    /// Default 0.25 (at large `D` a wider margin leaves thousands of weights free).
+    pub cold_margin: f64,
+    /// Size of the smallest subsample whose solution seeds the active set of a cold
+    /// evaluation; 0 disables the cold-start estimate. Default 256.
+    pub subsample: usize,
+    /// Repair rounds before falling back to the reference backend (the last frees every
+    /// weight). Default 12 (with fewer, hard refinement stages of the Gaussian learner fell
+    /// back to clarabel, minutes per query).
+    pub max_rounds: usize,
+    /// Reuse the active set of the previous evaluation. Default true.
+    pub warm_start: bool,
+    /// How membership queries whose bracket contains the level are refined (MATH.md 4.5b).
+    /// Default [`Refinement::default`].
+    pub refinement: Refinement,
+    /// Duality gap of a certified round's solve, as a share of `accuracy` (converted to
+    /// objective units by the score's scale). Default 0.25.
+    pub gap_share: f64,
+    /// Interior-point settings of a certified round; its `gap_tol` is replaced by the one
+    /// [`FastSettings::gap_share`] gives. Default [`IpmSettings::default`] (`feas_tol = 1e-9`,
+    /// `max_iter = 80`).
+    pub round: IpmSettings,
+    /// A membership query's solve stops early once its bracket lies farther than
+    /// `stop_margin * accuracy` from the level ... Default 10.
+    pub stop_margin: f64,
+    /// ... at an iterate whose primal and dual residuals are below `stop_residual`.
+    /// Default `1e-7`.
+    pub stop_residual: f64,
+    /// The first round of a cold start is solved to a duality gap of this share of the
+    /// estimated score (the subsample's removed weight, in points): its dual only classifies
+    /// the weights for the next round. Default 0.05.
+    pub loose_share: f64,
+    /// Feasibility tolerance of that loose first round. Default `1e-7`.
+    pub loose_feas_tol: f64,
+    /// Interior-point settings of the cold start's subsample levels. Default:
+    /// `gap_tol = 1e-3`, `feas_tol = 1e-6`, `max_iter = 60`, the others as
+    /// [`IpmSettings::default`].
+    pub subsample_round: IpmSettings,
+    /// Ratio of consecutive subsample sizes in the cold start's cascade. Default 8.
+    pub cascade: usize,
+    /// Floor of the number of contradicted weights one repair round frees (twice the round's
+    /// free weights, at least this; after a loose round exactly this). Default 256.
+    pub min_repair: usize,
+    /// Rounds after the first whose dual may re-derive all statuses (when it would at least
+    /// halve the free set, or after a stalled solve). Default 2.
+    pub late_rederive: usize,
+    /// In a start's first accurate round, when the plain classification leaves more than
+    /// `degenerate` times the unfolded budget unfolded (degenerate margins), the budget holds.
+    /// Default 4.
+    pub degenerate: usize,
+    /// Constant part of the unfolded budget `2 removed + unfolded_slack` of an active set
+    /// derived from an estimated dual. Default 256.
+    pub unfolded_slack: usize,
+    /// From this rank `m = sum_b p_b (p_b + 1) / 2` of the Newton system's low-rank part on
+    /// (about `D = 45`), a cold set's unfolded budget is `removed + unfolded_slack` (above `m`
+    /// free weights an iteration costs `m^2` per weight). Default 1024.
+    pub tight_rank: usize,
+    /// A cold set leaves at most `n / cold_free_divisor` weights free ... Default 16.
+    pub cold_free_divisor: usize,
+    /// ... but at least `cold_free_rank` times the rank `m` ... Default 4.
+    pub cold_free_rank: usize,
+    /// ... and at least `min_cold_free`. Default 4096.
+    pub min_cold_free: usize,
+    /// Cold margin of the fast anchor's active set ([`crate::FastCm::minimise`]), wider than
+    /// `cold_margin`: the certified ball needs the interior solution that a larger free set
+    /// gives (with the evaluations' margin its radius can come out 0 when the ball domain
+    /// binds). Default 0.5.
+    pub anchor_cold_margin: f64,
+    /// Number of recent cuts (affine minorants of CM from the duals of its solves) the fast
+    /// CM backend keeps for warm starts and certified outer chord ends. Default 64.
+    pub kept_cuts: usize,
+}
+
+impl Default for FastSettings {
+    fn default() -> Self {
+        FastSettings {
+            accuracy: 1e-3,
+            margin: 0.02,
+            cold_margin: 0.25,
+            subsample: 256,
+            max_rounds: 12,
+            warm_start: true,
+            refinement: Refinement::default(),
+            gap_share: 0.25,
+            round: IpmSettings::default(),
+            stop_margin: 10.0,
+            stop_residual: 1e-7,
+            loose_share: 0.05,
+            loose_feas_tol: 1e-7,
+            subsample_round: IpmSettings {
+                gap_tol: 1e-3,
+                feas_tol: 1e-6,
+                max_iter: 60,
+                ..IpmSettings::default()
+            },
+            cascade: 8,
+            min_repair: 256,
+            late_rederive: 2,
+            degenerate: 4,
+            unfolded_slack: 256,
+            tight_rank: 1024,
+            cold_free_divisor: 16,
+            cold_free_rank: 4,
+            min_cold_free: 4096,
+            anchor_cold_margin: 0.5,
+            kept_cuts: 64,
+        }
+    }
+}
+
+impl FastSettings {
+    /// The same settings with bracket width `accuracy`.
+    pub fn with_accuracy(&self, accuracy: f64) -> Self {
+        FastSettings {
+            accuracy,
+            ..self.clone()
+        }
+    }
+}

@@ -1,0 +1,163 @@
+//! Nesterov–Todd scaling of the cone (boxes, rows and LMI blocks) at an iterate.
+use super::problem::{ConeVec, sym};
+use crate::dense::{Cholesky, min_eigenvalue};
+use nalgebra::{DMatrix, DVector};
+
+/// Nesterov–Todd scaling of one PSD block: `R^T Z R = R^{-1} S R^{-T} = diag(lambda)`.
+pub(super) struct NtBlock {
+    pub(super) r: DMatrix<f64>,
+    pub(super) r_inv: DMatrix<f64>,
+    pub(super) lambda: DVector<f64>,
+}
+
+impl NtBlock {
+    pub(super) fn new(s: &DMatrix<f64>, z: &DMatrix<f64>, svd_max_iter: usize) -> Option<Self> {
+        let ls = nalgebra::Cholesky::new(sym(s.clone()))?.unpack();
+        let lz = nalgebra::Cholesky::new(sym(z.clone()))?.unpack();
+        // nalgebra's SVD: at these block sizes faster than LAPACK's `dgesvd`.
+        let m = lz.tr_mul(&ls);
+        if !m.iter().all(|x| x.is_finite()) {
+            return None;
+        }
+        let svd = m.try_svd(true, true, f64::EPSILON, svd_max_iter)?;
+        let (u, vt, lambda) = (svd.u?, svd.v_t?, svd.singular_values);
+        if lambda.iter().any(|l| !(*l > 0.0) || !l.is_finite()) {
+            return None;
+        }
+        let inv_sqrt = lambda.map(|l| 1.0 / l.sqrt());
+        let r = &ls * vt.transpose() * DMatrix::from_diagonal(&inv_sqrt);
+        let r_inv = DMatrix::from_diagonal(&inv_sqrt) * u.transpose() * lz.transpose();
+        Some(NtBlock { r, r_inv, lambda })
+    }
+
+    /// `W^{-T} ds = R^{-1} dS R^{-T}`.
+    pub(super) fn scale_s(&self, ds: &DMatrix<f64>) -> DMatrix<f64> {
+        sym(&self.r_inv * ds * self.r_inv.transpose())
+    }
+
+    /// `W dz = R^T dZ R`.
+    pub(super) fn scale_z(&self, dz: &DMatrix<f64>) -> DMatrix<f64> {
+        sym(self.r.transpose() * dz * &self.r)
+    }
+
+    /// `W^T q = R Q R^T`.
+    pub(super) fn unscale(&self, q: &DMatrix<f64>) -> DMatrix<f64> {
+        sym(&self.r * q * self.r.transpose())
+    }
+
+    /// `(W^T W)^{-1} v = R^{-T} R^{-1} V R^{-T} R^{-1}`.
+    pub(super) fn wtw_inv(&self, v: &DMatrix<f64>) -> DMatrix<f64> {
+        let inner = &self.r_inv * v * self.r_inv.transpose();
+        sym(self.r_inv.transpose() * inner * &self.r_inv)
+    }
+
+    /// `lambda ⋄^{-1} r`: the `X` with `(Lambda X + X Lambda) / 2 = r`.
+    pub(super) fn lambda_solve(&self, r: &DMatrix<f64>) -> DMatrix<f64> {
+        DMatrix::from_fn(r.nrows(), r.ncols(), |i, j| {
+            2.0 * r[(i, j)] / (self.lambda[i] + self.lambda[j])
+        })
+    }
+
+    /// `min(cap, largest alpha with Lambda + alpha * d ⪰ 0)` (the largest is infinite when
+    /// `d ⪰ 0`). With `M = Lambda^{-1/2} d Lambda^{-1/2}`, a Cholesky factor of `I + cap M`
+    /// shows that `cap` is admissible without the eigenvalue (the usual case: another cone or
+    /// the unit step binds).
+    pub(super) fn max_step(&self, d: &DMatrix<f64>, cap: f64) -> f64 {
+        let isq = self.lambda.map(|l| 1.0 / l.sqrt());
+        let m = sym(DMatrix::from_fn(d.nrows(), d.ncols(), |i, j| {
+            isq[i] * d[(i, j)] * isq[j]
+        }));
+        if cap.is_finite()
+            && Cholesky::new(DMatrix::identity(m.nrows(), m.ncols()) + &m * cap).is_some()
+        {
+            return cap;
+        }
+        let min = min_eigenvalue(&m);
+        if min < 0.0 { cap.min(-1.0 / min) } else { cap }
+    }
+}
+
+/// The NT scaling of the whole cone at an iterate.
+pub(super) struct Scaling {
+    /// `sqrt(s / z)` and `sqrt(s z)` of the scalar cones.
+    pub(super) w: ConeVec,
+    pub(super) lambda: ConeVec,
+    pub(super) blocks: Vec<NtBlock>,
+}
+
+impl Scaling {
+    pub(super) fn new(s: &ConeVec, z: &ConeVec, svd_max_iter: usize) -> Option<Self> {
+        let blocks = s
+            .blk
+            .iter()
+            .zip(&z.blk)
+            .map(|(s, z)| NtBlock::new(s, z, svd_max_iter))
+            .collect::<Option<Vec<_>>>()?;
+        let w = s.map(|p, i, x| (x / z.scalar(p, i)).sqrt(), |_, m| m.clone());
+        let lambda = s.map(
+            |p, i, x| (x * z.scalar(p, i)).sqrt(),
+            |b, _| DMatrix::from_diagonal(&blocks[b].lambda),
+        );
+        Some(Scaling { w, lambda, blocks })
+    }
+
+    pub(super) fn scale_s(&self, ds: &ConeVec) -> ConeVec {
+        ds.map(
+            |p, i, x| x / self.w.scalar(p, i),
+            |b, m| self.blocks[b].scale_s(m),
+        )
+    }
+
+    pub(super) fn scale_z(&self, dz: &ConeVec) -> ConeVec {
+        dz.map(
+            |p, i, x| x * self.w.scalar(p, i),
+            |b, m| self.blocks[b].scale_z(m),
+        )
+    }
+
+    pub(super) fn unscale(&self, q: &ConeVec) -> ConeVec {
+        q.map(
+            |p, i, x| x * self.w.scalar(p, i),
+            |b, m| self.blocks[b].unscale(m),
+        )
+    }
+
+    pub(super) fn wtw_inv(&self, v: &ConeVec) -> ConeVec {
+        v.map(
+            |p, i, x| x / self.w.scalar(p, i).powi(2),
+            |b, m| self.blocks[b].wtw_inv(m),
+        )
+    }
+
+    pub(super) fn lambda_solve(&self, r: &ConeVec) -> ConeVec {
+        r.map(
+            |p, i, x| x / self.lambda.scalar(p, i),
+            |b, m| self.blocks[b].lambda_solve(m),
+        )
+    }
+
+    /// Jordan product `u ∘ v` in scaled coordinates.
+    pub(super) fn jordan(u: &ConeVec, v: &ConeVec) -> ConeVec {
+        u.map(|p, i, x| x * v.scalar(p, i), |b, m| sym(m * &v.blk[b]))
+    }
+
+    /// `min(cap, largest step keeping lambda + alpha * d in the cone)`.
+    pub(super) fn max_step(&self, d: &ConeVec, cap: f64) -> f64 {
+        let mut alpha = cap;
+        for (l, x) in [
+            (&self.lambda.lo, &d.lo),
+            (&self.lambda.up, &d.up),
+            (&self.lambda.row, &d.row),
+        ] {
+            for (li, xi) in l.iter().zip(x.iter()) {
+                if *xi < 0.0 {
+                    alpha = alpha.min(-li / xi);
+                }
+            }
+        }
+        for (b, m) in self.blocks.iter().zip(&d.blk) {
+            alpha = b.max_step(m, alpha);
+        }
+        alpha
+    }
+}

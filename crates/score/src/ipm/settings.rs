@@ -1,0 +1,50 @@
+//! The stopping rules of the interior-point method, one struct.
+
+/// Stopping rules and budget of one interior-point solve ([`super::solve`]).
+///
+/// Defaults: `gap_tol = 1e-9`, `feas_tol = 1e-9`, `max_iter = 80`, `stall_factor = 1e3`,
+/// `step_fraction = 0.99`, `svd_max_iter = 1000`, `refinement_steps = 8`,
+/// `refinement_tol = 1e-14`. The fast backends build theirs from [`crate::FastSettings`].
+#[derive(Clone, Debug)]
+pub struct IpmSettings {
+    /// Absolute duality gap `s^T z` at which an accurate iterate is converged (objective
+    /// units). Default `1e-9`.
+    pub gap_tol: f64,
+    /// Relative primal and dual residuals (max-norm over `1 + ` the max-norm of `h`, resp. of
+    /// the costs) at or below which an iterate is accurate. Default `1e-9`.
+    pub feas_tol: f64,
+    /// Largest number of Newton steps. Default 80.
+    pub max_iter: usize,
+    /// The method has stalled when an accurate iterate was seen and the dual residual has
+    /// since grown beyond `stall_factor * feas_tol` (late Newton systems lose accuracy when
+    /// the box duals span many decades); the solve then returns the accurate iterate with the
+    /// smallest gap. Default `1e3`.
+    pub stall_factor: f64,
+    /// Fraction of the step to the cone's boundary taken (steps are capped at 1). Default
+    /// 0.99.
+    pub step_fraction: f64,
+    /// Iteration cap of the NT scaling's SVD (a few per singular value suffice; without a cap
+    /// nalgebra iterates until convergence); past it the step fails as a numerical error.
+    /// Default 1000.
+    pub svd_max_iter: usize,
+    /// Most steps of iterative refinement of the corrector's Newton solve. Default 8.
+    pub refinement_steps: usize,
+    /// The refinement stops once the residual is at most `refinement_tol` times the
+    /// right-hand side's max-norm (rounding level), or no longer halves. Default `1e-14`.
+    pub refinement_tol: f64,
+}
+
+impl Default for IpmSettings {
+    fn default() -> Self {
+        IpmSettings {
+            gap_tol: 1e-9,
+            feas_tol: 1e-9,
+            max_iter: 80,
+            stall_factor: 1e3,
+            step_fraction: 0.99,
+            svd_max_iter: 1000,
+            refinement_steps: 8,
+            refinement_tol: 1e-14,
+        }
+    }
+}
