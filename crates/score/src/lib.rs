@@ -27,8 +27,6 @@
 //!
 //! Brackets are certified independently of the backend: the upper end from a primal point
 //! made exactly feasible, the lower end from weak duality with any PSD dual matrix.
-// `!(x > 0.0)` is this crate's idiom for "not positive, or NaN": a NaN must fail the test.
-#![allow(clippy::neg_cmp_op_on_partial_ord)]
 pub mod active_set;
 pub mod anchor;
 pub mod cm;
