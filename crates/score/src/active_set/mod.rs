@@ -90,7 +90,7 @@ pub fn solve_certified(
     certify: impl Fn(&[f64], &[f64], &[DMatrix<f64>]) -> ScoreEval,
 ) -> Option<Certified> {
     let margin = settings.stop_margin * settings.accuracy;
-    let stop = |p: &ipm::Progress, fold_cost: f64| {
+    let stop = |p: &ipm::IterationReport, fold_cost: f64| {
         level.is_some_and(|k| {
             let (lo, hi) = (
                 map.score(p.dual_objective + fold_cost),
@@ -161,7 +161,7 @@ impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
     fn run<R>(
         &self,
         mut set: ActiveSet,
-        stop: impl Fn(&ipm::Progress, f64) -> bool,
+        stop: impl Fn(&ipm::IterationReport, f64) -> bool,
         mut accept: impl FnMut(&ActiveSet, &[f64], &ipm::Solution) -> Option<R>,
     ) -> Option<(R, ActiveSet, ipm::Solution, EvalStats)> {
         let full = self.full;

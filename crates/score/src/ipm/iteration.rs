@@ -3,7 +3,7 @@
 use super::normal_equations::Normal;
 use super::problem::{ConeVec, Problem, XVec, axpyv, dotv, sym};
 use super::scaling::Scaling;
-use super::{IpmSettings, Progress, Solution, Termination};
+use super::{IpmSettings, IterationReport, Solution, Termination};
 use crate::dense::quad_forms;
 use nalgebra::DMatrix;
 
@@ -21,7 +21,7 @@ pub fn solve(
     a0: &[f64],
     t0: &[f64],
     settings: &IpmSettings,
-    mut progress: impl FnMut(&Progress) -> bool,
+    mut progress: impl FnMut(&IterationReport) -> bool,
 ) -> Solution {
     let mut it = initial_point(problem, a0, t0);
     let h = problem.h();
@@ -50,7 +50,7 @@ pub fn solve(
         let dobj = -h.dot(&it.z);
         let res_p = rp.max_abs() / h_scale;
         let res_d = rd.a.iter().chain(&rd.t).fold(0.0f64, |m, x| m.max(x.abs())) / c_scale;
-        let report = Progress {
+        let report = IterationReport {
             iteration: iter,
             primal_objective: pobj,
             dual_objective: dobj,

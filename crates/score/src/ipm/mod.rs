@@ -80,9 +80,9 @@ pub struct Solution {
     pub termination: Termination,
 }
 
-/// What the progress callback sees after each iteration.
+/// The report of one interior-point iteration, as the stopping callback sees it.
 #[derive(Clone, Copy, Debug)]
-pub struct Progress {
+pub struct IterationReport {
     /// Newton steps so far.
     pub iteration: usize,
     /// Objective at the primal iterate.
