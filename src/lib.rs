@@ -49,10 +49,11 @@ pub use sosdp_eval as eval;
 pub use sosdp_learn as learn;
 pub use sosdp_learn::io;
 pub use sosdp_learn::{
-    AccuracyBound, CovarianceFit, CovariancePlan, CovarianceRelease, Diagnostics, Fit,
-    GaussianEstimate, GaussianFit, GaussianPlan, GaussianRelease, LearnError, Learner, MeanFit,
-    MeanRelease, Plan, Privacy, PrivateCovariance, PrivateGaussian, PrivateMean, Progress, Release,
-    SamplerKind, Schedule, StageRelease,
+    AccuracyBound, CovarianceFit, CovariancePlan, CovarianceRelease, CovarianceSettings,
+    Diagnostics, Fit, GaussianEstimate, GaussianFit, GaussianPlan, GaussianRelease,
+    GaussianSettings, LearnError, Learner, MeanFit, MeanRelease, MeanSettings, Plan, Privacy,
+    PrivateCovariance, PrivateGaussian, PrivateMean, Progress, Release, SamplerKind, Schedule,
+    StageRelease,
 };
 pub use sosdp_openblas::set_num_threads as set_blas_threads;
 pub use sosdp_sampler as sampler;

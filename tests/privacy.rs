@@ -11,7 +11,7 @@ use rand::SeedableRng;
 use rand::rngs::StdRng;
 use sosdp::eval::{Adversary, CorruptedSample};
 use sosdp::learn::projection::project_rows;
-use sosdp::learn::{Constants, Learner, Privacy, PrivateMean};
+use sosdp::learn::{Constants, Learner, MeanSettings, Privacy, PrivateMean};
 use sosdp::score::{CertifiedMean, FastCm, ScoreOracle};
 use std::time::Instant;
 
@@ -119,7 +119,10 @@ fn single_stage_private_mean_matches_its_exact_law_and_is_epsilon_private() {
         max_stages: 1,
         ..Constants::default()
     };
-    let learner = PrivateMean::new(Privacy::new(epsilon), prior).constants(single.clone());
+    let learner = PrivateMean::new(Privacy::new(epsilon), prior).settings(MeanSettings {
+        constants: single.clone(),
+        ..MeanSettings::default()
+    });
     let plan = learner.plan(n, 1).unwrap();
     assert_eq!(
         plan.stages.len(),
@@ -132,7 +135,11 @@ fn single_stage_private_mean_matches_its_exact_law_and_is_epsilon_private() {
     // The domain is the ball: the CM ellipsoid {theta^2 <= gamma} contains [-radius, radius].
     assert!(gamma.sqrt() > radius);
     // The learner without the halving: the same plan at twice the eps.
-    let broken_learner = PrivateMean::new(Privacy::new(2.0 * epsilon), prior).constants(single);
+    let broken_learner =
+        PrivateMean::new(Privacy::new(2.0 * epsilon), prior).settings(MeanSettings {
+            constants: single,
+            ..MeanSettings::default()
+        });
     let broken_plan = broken_learner.plan(n, 1).unwrap();
     assert_eq!(broken_plan.stages.len(), 1);
     let b = &broken_plan.stages[0];

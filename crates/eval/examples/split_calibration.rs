@@ -11,7 +11,7 @@
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use sosdp_eval::{covariance_sample, frobenius_error, mahalanobis_error, quantile};
-use sosdp_learn::{Learner, Privacy, PrivateGaussian};
+use sosdp_learn::{GaussianSettings, Learner, Privacy, PrivateGaussian};
 
 fn main() {
     let args: Vec<usize> = std::env::args()
@@ -33,7 +33,11 @@ fn main() {
     for (pre, mean) in splits {
         let bound = |d: usize, n: usize| {
             PrivateGaussian::new(Privacy::new(2.0), 10.0, 100.0)
-                .shares(pre, mean)
+                .settings(GaussianSettings {
+                    preconditioner_share: pre,
+                    mean_share: mean,
+                    ..GaussianSettings::default()
+                })
                 .plan(n, d)
                 .map_or("refused".to_string(), |p| {
                     format!(
@@ -67,8 +71,13 @@ fn main() {
         for seed in 0..seeds as u64 {
             let mut rng = StdRng::seed_from_u64(500 + seed);
             let s = covariance_sample(&mut rng, n, d, 5.0, 50.0, 0.0);
-            let learner =
-                PrivateGaussian::new(Privacy::new(2.0).seed(seed), 10.0, 100.0).shares(pre, mean);
+            let learner = PrivateGaussian::new(Privacy::new(2.0).seed(seed), 10.0, 100.0).settings(
+                GaussianSettings {
+                    preconditioner_share: pre,
+                    mean_share: mean,
+                    ..GaussianSettings::default()
+                },
+            );
             match learner.fit(&s.data) {
                 Ok(fit) => {
                     let est = &fit.release.estimate;

@@ -13,7 +13,7 @@ use crate::{Adversary, CorruptedSample};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use serde::Serialize;
-use sosdp_learn::{Constants, LearnError, Learner, Privacy, PrivateMean};
+use sosdp_learn::{Constants, LearnError, Learner, MeanSettings, Privacy, PrivateMean};
 use std::time::Instant;
 
 /// One synthetic configuration: `N(mu, I)` in `R^d` with `|mu| = mean_norm` (equal
@@ -95,7 +95,10 @@ pub fn measure(
         .corruption(case.corruption)
         .seed(seed);
     let fit = PrivateMean::new(privacy, case.radius)
-        .constants(constants.clone())
+        .settings(MeanSettings {
+            constants: constants.clone(),
+            ..MeanSettings::default()
+        })
         .fit(&sample.data)?;
     let seconds = clock.elapsed().as_secs_f64();
     let stages = fit.release.plan.stages.len();

@@ -101,11 +101,38 @@ pub fn svec_of(a: &DMatrix<f64>) -> Vec<f64> {
 pub struct PrivateCovariance {
     privacy: Privacy,
     kappa: f64,
-    constants: Constants,
-    preconditioner: PreconditionerSettings,
-    preconditioner_share: f64,
-    refinement_stages: usize,
-    max_planned_error: f64,
+    settings: CovarianceSettings,
+}
+
+/// The private covariance's own settings (the shared ones are in [`Privacy`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CovarianceSettings {
+    /// The calibrated constants (default [`Constants::default`]; `max_kappa` is the largest
+    /// prior accepted).
+    pub constants: Constants,
+    /// The preconditioner's settings: clip, stage count, noise quantiles (default
+    /// [`PreconditionerSettings::default`]).
+    pub preconditioner: PreconditionerSettings,
+    /// Share of eps spent on the preconditioner, in (0, 1); the refinement gets the rest
+    /// (default 4/7: the 1/2 : 3/8 split of the Gaussian learner, docs/calibration.md).
+    pub preconditioner_share: f64,
+    /// The number of Frobenius refinement stages, at least 1 (default 2).
+    pub refinement_stages: usize,
+    /// The largest planned error `|Sigma^-1/2 Sigma_hat Sigma^-1/2 - I|_F` a plan may have
+    /// (default 0.5): above it the plan is refused as having too few records.
+    pub max_planned_error: f64,
+}
+
+impl Default for CovarianceSettings {
+    fn default() -> Self {
+        CovarianceSettings {
+            constants: Constants::default(),
+            preconditioner: PreconditionerSettings::default(),
+            preconditioner_share: 4.0 / 7.0,
+            refinement_stages: 2,
+            max_planned_error: 0.5,
+        }
+    }
 }
 
 /// The public plan of a covariance fit.
@@ -211,39 +238,20 @@ pub type CovarianceRelease = Release<DMatrix<f64>, CovariancePlan>;
 
 impl PrivateCovariance {
     /// The private covariance with the shared settings `privacy` and the prior
-    /// `I ⪯ Sigma ⪯ kappa I` (`kappa >= 1`, at most [`Constants::max_kappa`]). Defaults: 4/7 of
-    /// eps for the preconditioner (the 1/2 : 3/8 split of the Gaussian learner,
-    /// docs/calibration.md), two refinement stages, the calibrated constants.
+    /// `I ⪯ Sigma ⪯ kappa I` (`kappa >= 1`, at most [`Constants::max_kappa`]), and the default
+    /// [`CovarianceSettings`].
     pub fn new(privacy: Privacy, kappa: f64) -> Self {
         PrivateCovariance {
             privacy,
             kappa,
-            constants: Constants::default(),
-            preconditioner: PreconditionerSettings::default(),
-            preconditioner_share: 4.0 / 7.0,
-            refinement_stages: 2,
-            max_planned_error: 0.5,
+            settings: CovarianceSettings::default(),
         }
     }
-    /// Share of eps spent on the preconditioner, in (0, 1).
-    pub fn preconditioner_share(mut self, share: f64) -> Self {
-        self.preconditioner_share = share;
-        self
-    }
-    /// The largest planned error `|Sigma^-1/2 Sigma_hat Sigma^-1/2 - I|_F` a plan may have
-    /// (default 0.5): below it the plan is refused as having too few records.
-    pub fn max_planned_error(mut self, error: f64) -> Self {
-        self.max_planned_error = error;
-        self
-    }
-    /// The preconditioner's settings (clip, stage count, noise quantiles).
-    pub fn preconditioner_settings(mut self, settings: PreconditionerSettings) -> Self {
-        self.preconditioner = settings;
-        self
-    }
-    /// The number of Frobenius refinement stages (default 2).
-    pub fn refinement_stages(mut self, stages: usize) -> Self {
-        self.refinement_stages = stages;
+
+    /// The learner's own settings ([`CovarianceSettings`]; default
+    /// [`CovarianceSettings::default`]).
+    pub fn settings(mut self, settings: CovarianceSettings) -> Self {
+        self.settings = settings;
         self
     }
 
@@ -262,10 +270,10 @@ impl PrivateCovariance {
                 2 * d + 2
             )));
         }
-        let c = &self.constants;
+        let c = &self.settings.constants;
         let eta0 = 2.0 * self.privacy.corruption;
         // Of the bounds' 3 beta / 4: half for the preconditioner's event, half for the refinement's.
-        let eps_pre = self.preconditioner_share * self.privacy.epsilon;
+        let eps_pre = self.settings.preconditioner_share * self.privacy.epsilon;
         let preconditioner = PreconditionerPlan::new(
             m,
             d,
@@ -273,15 +281,16 @@ impl PrivateCovariance {
             eps_pre,
             0.5 * beta,
             eta0,
-            &self.preconditioner,
+            &self.settings.preconditioner,
         )?;
         let beta = 0.5 * beta;
         let kappa = preconditioner.kappa;
         let frame_scale = 2.0 * kappa / (kappa + 1.0);
         let s0 = (kappa - 1.0) / (kappa + 1.0);
         let mut l = 1.0 - s0;
-        let stages = self.refinement_stages;
-        let eps_j = (1.0 - self.preconditioner_share) * self.privacy.epsilon / stages as f64;
+        let stages = self.settings.refinement_stages;
+        let eps_j =
+            (1.0 - self.settings.preconditioner_share) * self.privacy.epsilon / stages as f64;
         let delta = c.slack * (dim / mf).sqrt();
         let floor = c.floor_scale * (2.0 * dim / mf).sqrt();
         let rho = c.rho_scale * (2.0 * dim / mf).sqrt();
@@ -360,7 +369,7 @@ impl PrivateCovariance {
     pub fn accuracy_bound(&self, plan: &CovariancePlan, n: usize, d: usize) -> AccuracyBound {
         let bound = plan.guaranteed_error.filter(|b| b.is_finite());
         let unavailable = bound.is_none().then(|| {
-            let good = |size: usize| self.plan_unchecked(size, d).is_ok_and(|p| p.guaranteed_error.is_some_and(|b| b <= self.max_planned_error));
+            let good = |size: usize| self.plan_unchecked(size, d).is_ok_and(|p| p.guaranteed_error.is_some_and(|b| b <= self.settings.max_planned_error));
             let needed = (1..=20).map(|k| n << k).find(|&bigger| good(bigger)).map_or("more than 2^20 times as many records".to_string(), |b| format!("at most {b} records"));
             format!(
                 "the refinement's worst case does not follow from the preconditioner's kappa_J = {:.2} at n = {n}, d = {d}, eps = {} \
@@ -368,7 +377,7 @@ impl PrivateCovariance {
                  the planned (calibrated) error is {:.3}",
                 plan.preconditioner.kappa,
                 self.privacy.epsilon,
-                self.max_planned_error,
+                self.settings.max_planned_error,
                 plan.refinement.last().map_or(f64::INFINITY, |s| s.accuracy)
             )
         });
@@ -413,10 +422,10 @@ impl Learner for PrivateCovariance {
                 self.kappa
             )));
         }
-        if self.kappa > self.constants.max_kappa {
+        if self.kappa > self.settings.constants.max_kappa {
             return Err(LearnError::InvalidSetting(format!(
                 "kappa K = {} is above the largest prior the preconditioner handles ({}): rescale the data by a public factor so that I ⪯ Sigma ⪯ K I holds with a smaller K",
-                self.kappa, self.constants.max_kappa
+                self.kappa, self.settings.constants.max_kappa
             )));
         }
         if self.privacy.corruption >= 0.25 {
@@ -425,14 +434,14 @@ impl Learner for PrivateCovariance {
                 self.privacy.corruption
             )));
         }
-        if !(self.max_planned_error.is_finite() && self.max_planned_error > 0.0) {
+        if !(self.settings.max_planned_error.is_finite() && self.settings.max_planned_error > 0.0) {
             return Err(LearnError::InvalidSetting(format!(
                 "the largest planned error must be positive and finite, got {}",
-                self.max_planned_error
+                self.settings.max_planned_error
             )));
         }
-        if !(self.preconditioner_share > 0.0 && self.preconditioner_share < 1.0)
-            || self.refinement_stages == 0
+        if !(self.settings.preconditioner_share > 0.0 && self.settings.preconditioner_share < 1.0)
+            || self.settings.refinement_stages == 0
         {
             return Err(LearnError::InvalidSetting("the preconditioner's share must lie in (0, 1) and there must be >= 1 refinement stage".into()));
         }
@@ -446,14 +455,14 @@ impl Learner for PrivateCovariance {
         let acceptable = |plan: &CovariancePlan| {
             plan.refinement
                 .last()
-                .is_some_and(|s| s.accuracy <= self.max_planned_error)
+                .is_some_and(|s| s.accuracy <= self.settings.max_planned_error)
         };
         let refusal = match self.plan_unchecked(n, d) {
             Ok(plan) if acceptable(&plan) => return Ok(plan),
             Ok(plan) => format!(
                 "the planned error |Sigma^-1/2 Sigma_hat Sigma^-1/2 - I|_F <= {:.3} is above {} (the preconditioner's kappa_J = {:.1})",
                 plan.refinement.last().map_or(f64::INFINITY, |s| s.accuracy),
-                self.max_planned_error,
+                self.settings.max_planned_error,
                 plan.preconditioner.kappa
             ),
             Err(LearnError::TooFewSamples(reason)) => reason,
@@ -581,7 +590,10 @@ mod tests {
             for &eps in &[0.3, 1.5, 4.0] {
                 for &eta in &[0.0, 0.01, 0.05] {
                     let Ok(plan) = PrivateCovariance::new(Privacy::new(eps).corruption(eta), 100.0)
-                        .max_planned_error(1e9)
+                        .settings(CovarianceSettings {
+                            max_planned_error: 1e9,
+                            ..Default::default()
+                        })
                         .plan(n, d)
                     else {
                         continue;

@@ -8,9 +8,9 @@
 //! calibrated in docs/calibration.md) is
 //! data-independent; the mean step uses the covariance release (already private) to whiten,
 //! which is adaptive composition, so the pair is eps-DP.
-use crate::covariance::{CovariancePlan, PrivateCovariance, spd_power};
+use crate::covariance::{CovariancePlan, CovarianceSettings, PrivateCovariance, spd_power};
 use crate::learner::{Learner, Plan};
-use crate::mean::PrivateMean;
+use crate::mean::{MeanSettings, PrivateMean};
 use crate::privacy::Privacy;
 use crate::projection::{clean_radius, project_rows};
 use crate::release::{
@@ -31,12 +31,31 @@ pub struct PrivateGaussian {
     privacy: Privacy,
     radius: f64,
     kappa: f64,
-    /// Share of eps for the mean step (the rest goes to the covariance).
-    mean_share: f64,
-    /// Share of eps for the covariance's preconditioner (of the whole eps).
-    preconditioner_share: f64,
-    /// Frobenius refinement stages of the covariance.
-    refinement_stages: usize,
+    settings: GaussianSettings,
+}
+
+/// The Gaussian learner's own settings (the shared ones are in [`Privacy`]): the eps split and
+/// the covariance's refinement stages.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GaussianSettings {
+    /// Share of eps for the covariance's preconditioner (of the whole eps; default 1/2,
+    /// docs/calibration.md).
+    pub preconditioner_share: f64,
+    /// Share of eps for the mean step (default 1/8); the refinement gets what neither share
+    /// takes. Both shares positive with a sum below 1.
+    pub mean_share: f64,
+    /// The number of Frobenius refinement stages of the covariance, at least 1 (default 2).
+    pub refinement_stages: usize,
+}
+
+impl Default for GaussianSettings {
+    fn default() -> Self {
+        GaussianSettings {
+            preconditioner_share: 0.5,
+            mean_share: 0.125,
+            refinement_stages: 2,
+        }
+    }
 }
 
 /// The estimate of a Gaussian fit.
@@ -83,54 +102,49 @@ pub struct GaussianPlan {
 
 impl PrivateGaussian {
     /// The Gaussian learner with the shared settings `privacy` and the priors `|mu| <= radius`,
-    /// `I ⪯ Sigma ⪯ kappa I`. Defaults: an eighth of eps for the mean (and a half and three
-    /// eighths for preconditioning and refinement), two refinement stages.
+    /// `I ⪯ Sigma ⪯ kappa I`, and the default [`GaussianSettings`].
     pub fn new(privacy: Privacy, radius: f64, kappa: f64) -> Self {
         PrivateGaussian {
             privacy,
             radius,
             kappa,
-            mean_share: 0.125,
-            preconditioner_share: 0.5,
-            refinement_stages: 2,
+            settings: GaussianSettings::default(),
         }
     }
 
-    /// The eps split: `preconditioner` and `mean` shares of eps (the refinement gets the rest),
-    /// both positive with a sum below 1. Default 1/2 and 1/8 (docs/calibration.md).
-    pub fn shares(mut self, preconditioner: f64, mean: f64) -> Self {
-        self.preconditioner_share = preconditioner;
-        self.mean_share = mean;
-        self
-    }
-
-    /// The number of Frobenius refinement stages of the covariance (default 2).
-    pub fn refinement_stages(mut self, stages: usize) -> Self {
-        self.refinement_stages = stages;
+    /// The learner's own settings ([`GaussianSettings`]; default [`GaussianSettings::default`]).
+    pub fn settings(mut self, settings: GaussianSettings) -> Self {
+        self.settings = settings;
         self
     }
 
     /// The covariance step: `(1 - mean share) eps`, `beta / 2`, the same seed.
     fn covariance_learner(&self) -> PrivateCovariance {
         let privacy = Privacy {
-            epsilon: (1.0 - self.mean_share) * self.privacy.epsilon,
+            epsilon: (1.0 - self.settings.mean_share) * self.privacy.epsilon,
             beta: self.privacy.beta / 2.0,
             ..self.privacy
         };
-        PrivateCovariance::new(privacy, self.kappa)
-            .preconditioner_share(self.preconditioner_share / (1.0 - self.mean_share))
-            .refinement_stages(self.refinement_stages)
+        PrivateCovariance::new(privacy, self.kappa).settings(CovarianceSettings {
+            preconditioner_share: self.settings.preconditioner_share
+                / (1.0 - self.settings.mean_share),
+            refinement_stages: self.settings.refinement_stages,
+            ..CovarianceSettings::default()
+        })
     }
 
     /// The mean step: `mean share * eps`, `beta / 2`, the seed plus one.
     fn mean_learner(&self, radius: f64, covariance_error: f64) -> PrivateMean {
         let privacy = Privacy {
-            epsilon: self.mean_share * self.privacy.epsilon,
+            epsilon: self.settings.mean_share * self.privacy.epsilon,
             beta: self.privacy.beta / 2.0,
             seed: self.privacy.seed.map(|s| s.wrapping_add(1)),
             ..self.privacy
         };
-        PrivateMean::new(privacy, radius).covariance_error(covariance_error)
+        PrivateMean::new(privacy, radius).settings(MeanSettings {
+            covariance_error,
+            ..MeanSettings::default()
+        })
     }
 
     /// The accuracy bounds of `plan` (for `n` records in `R^d`) with their assumptions: the
@@ -188,7 +202,7 @@ impl Learner for PrivateGaussian {
     }
 
     fn validate(&self) -> Result<(), LearnError> {
-        let (p, m) = (self.preconditioner_share, self.mean_share);
+        let (p, m) = (self.settings.preconditioner_share, self.settings.mean_share);
         if !(p > 0.0 && m > 0.0 && p + m < 1.0) {
             return Err(LearnError::InvalidSetting(format!(
                 "the eps shares must be positive with a sum below 1, got preconditioner {p}, mean {m}"

@@ -35,11 +35,15 @@ pub mod schedule;
 pub mod special;
 pub mod stage;
 
-pub use covariance::{CovarianceFit, CovariancePlan, CovarianceRelease, PrivateCovariance};
+pub use covariance::{
+    CovarianceFit, CovariancePlan, CovarianceRelease, CovarianceSettings, PrivateCovariance,
+};
 pub use error::LearnError;
-pub use gaussian::{GaussianEstimate, GaussianFit, GaussianPlan, GaussianRelease, PrivateGaussian};
+pub use gaussian::{
+    GaussianEstimate, GaussianFit, GaussianPlan, GaussianRelease, GaussianSettings, PrivateGaussian,
+};
 pub use learner::{Learner, Plan};
-pub use mean::{MeanFit, MeanRelease, PrivateMean, check_data};
+pub use mean::{MeanFit, MeanRelease, MeanSettings, PrivateMean, check_data};
 pub use preconditioner::{PreconditionerPlan, PreconditionerSettings};
 pub use privacy::Privacy;
 pub use release::{AccuracyBound, Diagnostics, Estimate, Fit, NonPrivate, Release, StageRelease};

@@ -44,8 +44,28 @@ pub fn check_data(data: &DMatrix<f64>) -> Result<(), LearnError> {
 pub struct PrivateMean {
     privacy: Privacy,
     radius: f64,
-    constants: Constants,
-    covariance_error: f64,
+    settings: MeanSettings,
+}
+
+/// The private mean's own settings (the shared ones are in [`Privacy`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct MeanSettings {
+    /// The schedule's constants (default: the calibrated [`Constants::default`],
+    /// docs/calibration.md).
+    pub constants: Constants,
+    /// For records whitened by an estimated covariance (MATH.md 5.4 step 4): a public bound `s`
+    /// on `|Cov - I|_op` of the whitened clean records; every stage's `Gamma` widens by `s`
+    /// (default 0: identity covariance).
+    pub covariance_error: f64,
+}
+
+impl Default for MeanSettings {
+    fn default() -> Self {
+        MeanSettings {
+            constants: Constants::default(),
+            covariance_error: 0.0,
+        }
+    }
 }
 
 /// The fit of the private mean: the public [`MeanRelease`] and non-private diagnostics.
@@ -57,34 +77,26 @@ pub type MeanRelease = Release<DVector<f64>, Schedule>;
 
 impl PrivateMean {
     /// The private mean with the shared settings `privacy` and the prior bound
-    /// `|mu| <= radius` (`R > 0`, at most [`Constants::max_radius`]); the calibrated constants,
-    /// identity covariance.
+    /// `|mu| <= radius` (`R > 0`, at most [`Constants::max_radius`]), and the default
+    /// [`MeanSettings`] (calibrated constants, identity covariance).
     pub fn new(privacy: Privacy, radius: f64) -> Self {
         PrivateMean {
             privacy,
             radius,
-            constants: Constants::default(),
-            covariance_error: 0.0,
+            settings: MeanSettings::default(),
         }
     }
 
-    /// For records whitened by an estimated covariance (MATH.md 5.4 step 4): a public bound
-    /// `s` on `|Cov - I|_op` of the whitened clean records; every stage's `Gamma` widens by `s`.
-    pub fn covariance_error(mut self, s: f64) -> Self {
-        self.covariance_error = s;
-        self
-    }
-
-    /// The schedule's constants (default: the calibrated [`Constants::default`]).
-    pub fn constants(mut self, constants: Constants) -> Self {
-        self.constants = constants;
+    /// The learner's own settings ([`MeanSettings`]; default [`MeanSettings::default`]).
+    pub fn settings(mut self, settings: MeanSettings) -> Self {
+        self.settings = settings;
         self
     }
 
     /// The plan for validated settings.
     fn schedule(&self, n: usize, d: usize) -> Result<Schedule, LearnError> {
         let p = &self.privacy;
-        schedule(n, d, p.epsilon, self.radius, p.corruption, p.beta, self.covariance_error, &self.constants).ok_or_else(|| {
+        schedule(n, d, p.epsilon, self.radius, p.corruption, p.beta, self.settings.covariance_error, &self.settings.constants).ok_or_else(|| {
             LearnError::TooFewSamples(format!(
                 "with n = {n} records in dimension {d}, eps = {}, R = {} and corruption {} no stage improves on the prior radius",
                 p.epsilon, self.radius, p.corruption
@@ -95,10 +107,10 @@ impl PrivateMean {
     /// The final accuracy bound of `plan` with the assumptions it rests on.
     pub fn accuracy_bound(&self, plan: &Schedule) -> AccuracyBound {
         let mut assumptions = vec![
-            if self.covariance_error > 0.0 {
+            if self.settings.covariance_error > 0.0 {
                 format!(
                     "the uncorrupted records are i.i.d. Gaussian with |Cov - I|_op <= {}",
-                    self.covariance_error
+                    self.settings.covariance_error
                 )
             } else {
                 "the uncorrupted records are i.i.d. N(mu, I): identity covariance".to_string()
@@ -140,17 +152,17 @@ impl Learner for PrivateMean {
         if !(self.radius.is_finite() && self.radius > 0.0) {
             return Err(LearnError::Radius(self.radius));
         }
-        if self.radius > self.constants.max_radius {
+        if self.radius > self.settings.constants.max_radius {
             return Err(LearnError::InvalidSetting(format!(
                 "the prior radius R = {} is above the largest the stages resolve ({}, in units of the records' standard deviation): \
                  centre the data at a public guess of the mean and use a smaller R",
-                self.radius, self.constants.max_radius
+                self.radius, self.settings.constants.max_radius
             )));
         }
-        if !(self.covariance_error.is_finite() && self.covariance_error >= 0.0) {
+        if !(self.settings.covariance_error.is_finite() && self.settings.covariance_error >= 0.0) {
             return Err(LearnError::InvalidSetting(format!(
                 "the covariance error bound must be finite and >= 0, got {}",
-                self.covariance_error
+                self.settings.covariance_error
             )));
         }
         Ok(())
