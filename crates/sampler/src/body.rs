@@ -5,7 +5,7 @@
 //! Parameter domains ([`Domain`]) are data-independent bodies with a known centre and radius;
 //! the level bodies of a score ([`crate::level_body`]) are intersections of a domain with a
 //! sublevel set and answer through the score oracle.
-use crate::SamplerError;
+use crate::error::SamplerError;
 use nalgebra::{Cholesky, DMatrix, DVector, Dyn};
 
 /// A convex body in `R^dim`.
@@ -474,7 +474,7 @@ impl Spectrahedron {
             )));
         }
         let mid = 0.5 * (lower + upper);
-        let centre = sosdp_sdp::svec::svec(side, |i, j| if i == j { mid } else { 0.0 });
+        let centre = sosdp_oracle::svec::svec(side, |i, j| if i == j { mid } else { 0.0 });
         Ok(Spectrahedron {
             side,
             lower,
@@ -485,7 +485,11 @@ impl Spectrahedron {
 
     /// The symmetric matrix with `svec` `v`.
     pub fn matrix(&self, v: &[f64]) -> DMatrix<f64> {
-        DMatrix::from_row_slice(self.side, self.side, &sosdp_sdp::svec::smat(self.side, v))
+        DMatrix::from_row_slice(
+            self.side,
+            self.side,
+            &sosdp_oracle::svec::smat(self.side, v),
+        )
     }
 
     /// Extreme eigenvalues of `L^{-1} U L^{-T}` for `gap = L L^T ≻ 0`, or `None` if `gap` is

@@ -1,6 +1,6 @@
 //! An oracle wrapper that counts calls and their time, for the release record.
 use serde::Serialize;
-use sosdp_score::{Chord, Decision, Refinement, ScoreError, ScoreEval, ScoreOracle};
+use sosdp_oracle::{Chord, Decision, Refinement, ScoreError, ScoreEval, ScoreOracle};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::Instant;
 
@@ -12,7 +12,7 @@ pub struct OracleCalls {
     /// Membership decisions ([`ScoreOracle::decide`]).
     pub memberships: usize,
     /// Decisions whose first bracket contained the level, so that it was refined
-    /// ([`sosdp_score::membership::decide`]).
+    /// ([`sosdp_oracle::decide`]).
     pub refined: usize,
     /// Tighter brackets asked for by those refinements (solves beyond the first).
     pub refinements: usize,

@@ -1,5 +1,5 @@
 //! Errors of the sampler. Settings are validated before any oracle call.
-use sosdp_score::ScoreError;
+use sosdp_oracle::ScoreError;
 use thiserror::Error;
 
 #[derive(Debug, Error, Clone, PartialEq)]

@@ -8,8 +8,8 @@
 //! stationary. That holds for the three direction laws here: isotropic, rounded
 //! (`u = T g / |T g|`, `g` standard normal, `T` a rounding matrix learned from pilot samples)
 //! and coordinate directions (`±e_k`).
-use crate::SamplerError;
 use crate::body::ConvexBody;
+use crate::error::SamplerError;
 use nalgebra::{DMatrix, DVector};
 use rand::{Rng, RngExt};
 use rand_distr::{Distribution, StandardNormal};

@@ -11,6 +11,8 @@
 //! - [`slice`]: Gibbs sampling on (level, theta), the fast path (4.5);
 //! - [`harden`]: output hardening (4.6);
 //! - [`mechanism`]: the entry point and the release record.
+// `!(x > 0.0)` is this crate's idiom for "not positive, or NaN": a NaN must fail the test.
+#![allow(clippy::neg_cmp_op_on_partial_ord)]
 pub mod body;
 pub mod counted;
 pub mod error;
@@ -20,6 +22,7 @@ pub mod layer_cake;
 pub mod level_body;
 pub mod levels;
 pub mod mechanism;
+pub mod progress;
 pub mod slice;
 pub mod target;
 pub mod volume;
@@ -28,18 +31,10 @@ pub use body::{Ball, ConvexBody, Cuboid, Domain, Ellipsoid, Intersection, Simple
 pub use error::SamplerError;
 pub use hit_and_run::{ChainSettings, Directions};
 pub use layer_cake::LayerCakeSettings;
+pub use level_body::LineMove;
 pub use levels::Levels;
 pub use mechanism::{
-    DirectionSetting, LineMove, MechanismSettings, Release, ReleaseRecord, SamplerKind, Start,
-    release,
+    DirectionSetting, MechanismSettings, Release, ReleaseRecord, SamplerKind, Start, release,
 };
+pub use progress::Progress;
 pub use slice::SliceSettings;
-
-/// Progress of a long run, for a callback (the CLI draws it with indicatif).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Progress {
-    pub phase: &'static str,
-    pub done: usize,
-    /// 0 when the total is not known in advance.
-    pub total: usize,
-}

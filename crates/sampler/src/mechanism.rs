@@ -4,21 +4,23 @@
 //! record what ran.
 //!
 //! The anchor (MATH.md 4.2) is computed by the caller (it is score specific, e.g.
-//! [`sosdp_score::minimise_cm`]): a point of `Theta` and an upper bound on its score. It only
+//! `sosdp_score::minimise_cm`): a point of `Theta` and an upper bound on its score. It only
 //! starts the chains and sets where the volume ladder ends; it never replaces the release.
 //! Any oracle failure is returned as an error, never answered with a data-dependent point.
 use crate::body::Domain;
 use crate::counted::{Counted, OracleCalls};
+use crate::error::SamplerError;
 use crate::harden::harden;
 use crate::hit_and_run::{ChainSettings, Directions, rounding_matrix, uniform_samples};
 use crate::layer_cake::{self, LayerCakeRecord, LayerCakeSettings};
+use crate::level_body::LineMove;
 use crate::levels::Levels;
+use crate::progress::Progress;
 use crate::slice::{self, SliceRecord, SliceSettings};
 use crate::target::Target;
-use crate::{Progress, SamplerError};
 use rand::Rng;
 use serde::Serialize;
-use sosdp_score::ScoreOracle;
+use sosdp_oracle::ScoreOracle;
 use std::time::Instant;
 
 /// Which sampling path draws the release.
@@ -42,25 +44,6 @@ pub enum DirectionSetting {
     Rounded {
         pilot: usize,
     },
-}
-
-/// How a hit-and-run step in a level body finds its point on the line.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum LineMove {
-    /// Stepping out and shrinkage on membership answers: exactly uniform on the chord, no
-    /// chord ends needed ([`crate::level_body`]). The default.
-    Shrinkage,
-    /// The same with queries two at a time on two threads. On this project's 2-vCPU machine
-    /// it is slower (docs/sampler.md: 36 s against 27 s for one n = 20000 release): the two
-    /// solves contend for one core's resources. The randomness used does not depend on the
-    /// number of threads, and the decisions do not depend on which warm state a query finds
-    /// (they are exact, see [`crate::target`]), so a seeded run repeats exactly unless a
-    /// decision falls to the tie rule ([`crate::counted::OracleCalls::ties`]).
-    PairedShrinkage,
-    /// Locate both chord ends with the oracle's `chord`, each to `tol` times the running
-    /// chord half-length, then draw uniformly between them.
-    Chord { tol: f64 },
 }
 
 /// Everything that shapes a release.

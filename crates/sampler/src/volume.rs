@@ -9,8 +9,8 @@
 //!
 //! The level bodies of the layer-cake path use the same telescoping with a ladder of levels
 //! instead of radii ([`crate::layer_cake`]).
-use crate::SamplerError;
 use crate::body::{Ball, ConvexBody, log_unit_ball_volume};
+use crate::error::SamplerError;
 use crate::hit_and_run::{ChainSettings, Directions, uniform_samples};
 use rand::Rng;
 

@@ -5,10 +5,10 @@
 //! still wider than the requested accuracy we return an error, never a guess.
 use crate::ScoreError;
 use crate::cm::CertifiedMean;
-use crate::oracle::{ScoreEval, ScoreOracle};
 use crate::sp::Spectral;
 use nalgebra::DMatrix;
-use sosdp_sdp::svec::smat;
+use sosdp_oracle::svec::smat;
+use sosdp_oracle::{ScoreEval, ScoreOracle};
 use sosdp_sdp::{Block, Cone, ConicProblem, ConicSolution, SolveSettings};
 
 /// Settings shared by the clarabel score backends.

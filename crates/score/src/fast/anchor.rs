@@ -16,8 +16,8 @@ use super::driver::{FastSettings, ScoreMap, cold_set, next_set, solve_certified}
 use super::ipm::{LmiBlock, Problem};
 use crate::ScoreError;
 use crate::anchor::{Anchor, BallDomain, anchor_at, check_ball};
-use crate::oracle::ScoreOracle;
 use nalgebra::DMatrix;
+use sosdp_oracle::ScoreOracle;
 use std::borrow::Cow;
 use std::cell::RefCell;
 

@@ -24,9 +24,8 @@ use super::driver::{FastSettings, ScoreMap, next_set, solve_certified};
 use super::ipm::{LinearRow, LmiBlock, Problem};
 use crate::ScoreError;
 use crate::cm::CertifiedMean;
-use crate::membership::{end_by_bisection, on_line};
-use crate::oracle::ScoreEval;
 use nalgebra::DMatrix;
+use sosdp_oracle::{ScoreEval, end_by_bisection, on_line};
 use std::borrow::Cow;
 use std::cell::RefCell;
 

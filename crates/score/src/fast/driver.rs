@@ -6,9 +6,8 @@ use super::active_set::{
 };
 use super::ipm::{self, LmiBlock, Problem, Termination};
 use crate::ScoreError;
-use crate::membership::{Refinement, member_from_bracket};
-use crate::oracle::ScoreEval;
 use nalgebra::DMatrix;
+use sosdp_oracle::{Refinement, ScoreEval, member_from_bracket};
 use std::borrow::Cow;
 
 /// Settings of the fast backends.

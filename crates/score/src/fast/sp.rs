@@ -21,10 +21,9 @@ use super::warm::WarmPool;
 use crate::ScoreError;
 use crate::clarabel_backend::ClarabelSp;
 use crate::linalg::min_eigenvalue;
-use crate::membership::Refinement;
-use crate::oracle::{ScoreEval, ScoreOracle};
 use crate::sp::Spectral;
 use nalgebra::DMatrix;
+use sosdp_oracle::{Refinement, ScoreEval, ScoreOracle};
 use std::borrow::Cow;
 
 /// The SP score on the fast interior-point backend; `theta = svec(S)`.
