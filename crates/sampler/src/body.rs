@@ -10,6 +10,7 @@ use nalgebra::{Cholesky, DMatrix, DVector, Dyn};
 
 /// A convex body in `R^dim`.
 pub trait ConvexBody {
+    /// The dimension `dim` of the space the body lives in.
     fn dim(&self) -> usize;
     /// Is `x` in the body?
     fn contains(&self, x: &[f64]) -> Result<bool, SamplerError>;
@@ -41,7 +42,9 @@ pub fn step_on_chord<B: ConvexBody + ?Sized>(
 /// A data-independent parameter domain `Theta`: a bounded convex body with a centre inside it
 /// and a radius `r` with `Theta ⊆ B(centre, r)`.
 pub trait Domain: ConvexBody {
+    /// A point inside the domain, the centre of its enclosing ball.
     fn centre(&self) -> &[f64];
+    /// A radius `r` with `Theta ⊆ B(centre, r)`.
     fn radius(&self) -> f64;
     /// `log vol(Theta)` when known in closed form.
     fn log_volume(&self) -> Option<f64> {
@@ -109,6 +112,8 @@ pub struct Ball {
 }
 
 impl Ball {
+    /// The ball `B(centre, radius)`; an error for an empty or non-finite centre or a radius
+    /// that is not positive and finite.
     pub fn new(centre: Vec<f64>, radius: f64) -> Result<Self, SamplerError> {
         if centre.is_empty() {
             return Err(SamplerError::InvalidSetting(
@@ -175,6 +180,8 @@ pub struct Ellipsoid {
 }
 
 impl Ellipsoid {
+    /// The ellipsoid with centre `c = centre` and shape `A = shape`; an error unless `A` is a
+    /// finite symmetric positive definite `d x d` matrix, `d = centre.len() >= 1`.
     pub fn new(centre: Vec<f64>, shape: &DMatrix<f64>) -> Result<Self, SamplerError> {
         let d = centre.len();
         check("the ellipsoid centre", &centre, d)?;
@@ -253,6 +260,8 @@ pub struct Cuboid {
 }
 
 impl Cuboid {
+    /// The box with corners `lower` and `upper`; an error unless `lower_k < upper_k` in every
+    /// coordinate (at least one).
     pub fn new(lower: Vec<f64>, upper: Vec<f64>) -> Result<Self, SamplerError> {
         check("the box's lower corner", &lower, lower.len())?;
         check("the box's upper corner", &upper, lower.len())?;
@@ -333,6 +342,7 @@ pub struct Simplex {
 }
 
 impl Simplex {
+    /// The standard simplex in `R^dim`; an error for `dim = 0`.
     pub fn new(dim: usize) -> Result<Self, SamplerError> {
         if dim == 0 {
             return Err(SamplerError::InvalidSetting(
@@ -396,6 +406,8 @@ pub struct Intersection {
 }
 
 impl Intersection {
+    /// The intersection of `parts` (at least one, all of the same dimension, the first one's
+    /// centre inside every one).
     pub fn new(parts: Vec<Box<dyn Domain + Send + Sync>>) -> Result<Self, SamplerError> {
         let first = parts
             .first()
@@ -467,6 +479,8 @@ pub struct Spectrahedron {
 }
 
 impl Spectrahedron {
+    /// The spectrahedron of `side x side` matrices between `lower I` and `upper I`; an error
+    /// unless `side >= 1` and `lower < upper` are finite.
     pub fn new(side: usize, lower: f64, upper: f64) -> Result<Self, SamplerError> {
         if side == 0 || !(lower.is_finite() && upper.is_finite() && lower < upper) {
             return Err(SamplerError::InvalidSetting(format!(

@@ -77,7 +77,9 @@ pub fn step<B: ConvexBody + ?Sized, R: Rng + ?Sized>(
 /// steps.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct ChainSettings {
+    /// Steps before the first sample.
     pub burn_in: usize,
+    /// Steps between samples.
     pub thin: usize,
 }
 

@@ -68,15 +68,18 @@ impl Default for LayerCakeSettings {
 /// One rung of the volume ladder.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Rung {
+    /// The rung's level `l`: its body is `Theta ∩ {s <= l}`.
     pub level: f64,
     /// `log V(level)` relative to the truncation body.
     pub log_volume: f64,
+    /// Uniform samples drawn in the rung's body.
     pub samples: usize,
 }
 
 /// What the layer-cake path did.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct LayerCakeRecord {
+    /// The volume ladder, from the top body down.
     pub rungs: Vec<Rung>,
     /// The truncation index `m` (equal to the top index when not truncated).
     pub truncation_index: i64,

@@ -35,6 +35,7 @@ impl Levels {
         }
     }
 
+    /// The offset `kappa` in `[0, 1)` of the grid.
     pub fn offset(&self) -> f64 {
         self.offset
     }

@@ -29,6 +29,7 @@ pub struct SliceSettings {
 /// What the slice path did.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SliceRecord {
+    /// Gibbs iterations run.
     pub iterations: usize,
     /// The level index of each iteration's body (relative to nothing: raw indices).
     pub level_trace: Vec<i64>,

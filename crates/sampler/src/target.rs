@@ -35,13 +35,17 @@ use std::time::Instant;
 
 /// The target law and the means to walk in its level bodies.
 pub struct Target<'a, O: ?Sized, D> {
+    /// The score oracle.
     pub oracle: &'a O,
+    /// The data-independent domain `Theta`.
     pub domain: &'a D,
+    /// The level grid.
     pub levels: Levels,
     /// `eps' = eps / 2`, the sampling parameter.
     pub eps: f64,
     /// The index `I` with `K_I = Theta`: the first level at or above the score's maximum.
     pub top: i64,
+    /// How hit-and-run draws directions.
     pub directions: Directions,
     /// How steps find their point on the line.
     pub line: LineMove,
@@ -93,6 +97,8 @@ impl IndexCosts {
 }
 
 impl<'a, O: ScoreOracle + Sync + ?Sized, D: Domain> Target<'a, O, D> {
+    /// The target of `oracle` on `domain` with level grid `levels` and sampling parameter
+    /// `eps` (already halved); `top` is the index of the score's maximum.
     pub fn new(
         oracle: &'a O,
         domain: &'a D,

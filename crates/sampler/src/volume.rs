@@ -19,13 +19,16 @@ use rand::Rng;
 pub struct VolumeSettings {
     /// Uniform samples per ratio.
     pub samples: usize,
+    /// Burn-in and thinning of the chains.
     pub chain: ChainSettings,
+    /// How hit-and-run draws directions.
     pub directions: Directions,
 }
 
 /// The estimate and what it cost.
 #[derive(Clone, Debug, PartialEq)]
 pub struct VolumeEstimate {
+    /// The estimate of `log vol(K)`.
     pub log_volume: f64,
     /// The estimated ratios `vol(K_{j-1}) / vol(K_j)`.
     pub ratios: Vec<f64>,
