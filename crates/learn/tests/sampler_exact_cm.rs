@@ -2,8 +2,9 @@
 //! is the same whatever state the score oracle is in, warm (warm active sets and kept cuts
 //! carried across queries, cuts answering far queries without a solve) or cold (every solve
 //! from scratch).
-mod common_sampler;
-use common_sampler::rng;
+#[path = "../../sampler/tests/common/mod.rs"]
+mod common;
+use common::rng;
 use nalgebra::DMatrix;
 use rand_distr::{Distribution, StandardNormal};
 use sosdp_oracle::member_from_bracket;

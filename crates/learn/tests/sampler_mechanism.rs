@@ -1,8 +1,9 @@
 //! The mechanism on a CM score (MATH.md 4.4, 4.5): in 1-D and 2-D the slice path, the
 //! layer-cake path and exact quadrature of the target agree; releases on neighbouring
 //! datasets have privacy loss within eps.
-mod common_sampler;
-use common_sampler::{ks_one_p, ks_two_p, rng};
+#[path = "../../sampler/tests/common/mod.rs"]
+mod common;
+use common::{ks_one_p, ks_two_p, rng};
 use nalgebra::DMatrix;
 use rand::rngs::StdRng;
 use sosdp_eval::{Adversary, CorruptedSample};

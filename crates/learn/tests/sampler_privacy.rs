@@ -6,12 +6,13 @@
 //! test) and their empirical binned log-ratios stay within eps + 3 standard errors; and the
 //! same checks reject a broken variant that samples at eps instead of eps/2 (what a `release()`
 //! that forgot the halving would draw), so the test demonstrates its own power.
-mod common_sampler;
-use common_sampler::exact_law::{
+#[path = "../../sampler/tests/common/mod.rs"]
+mod common;
+use common::exact_law::{
     binned, cell_cdf, chi_square, chi2_quantile, chi2_sf, exact_cell_law, histogram,
     largest_log_ratio, ln_gamma, noncentral_chi2_sf, noncentrality,
 };
-use common_sampler::{ks_one, ks_p_value, rng};
+use common::{ks_one, ks_p_value, rng};
 use nalgebra::DMatrix;
 use sosdp_eval::{Adversary, CorruptedSample};
 use sosdp_sampler::{Ball, ConvexBody, Ellipsoid, Intersection, MechanismSettings, Start, release};
