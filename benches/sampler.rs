@@ -47,29 +47,28 @@ fn bench_step(c: &mut Criterion) {
 fn bench_release(c: &mut Criterion) {
     let mut group = c.benchmark_group("mechanism_release");
     group.sample_size(10);
-    for &(n, d) in &[(500, 3)] {
-        let instance = ScoreInstance::new(n, d, 3).unwrap();
-        let centre = instance.problem.centre().as_slice().to_vec();
-        // Gamma of the instance is a multiple of the identity.
-        let stage = CmStage {
-            centre: &centre,
-            radius: 0.5,
-            gamma: instance.problem.gamma()[(0, 0)],
-            epsilon: 1.0,
-            sampler: SamplerKind::Slice,
-        };
-        let mut rng = StdRng::seed_from_u64(4);
-        group.bench_function(
-            BenchmarkId::from_parameter(format!("slice_n{n}_d{d}")),
-            |b| {
-                b.iter(|| {
-                    black_box(
-                        run_cm_stage(&instance.data, &stage, None, &mut rng, &mut |_| {}).unwrap(),
-                    )
-                })
-            },
-        );
-    }
+    let (n, d) = (500, 3);
+    let instance = ScoreInstance::new(n, d, 3).unwrap();
+    let centre = instance.problem.centre().as_slice().to_vec();
+    // Gamma of the instance is a multiple of the identity.
+    let stage = CmStage {
+        centre: &centre,
+        radius: 0.5,
+        gamma: instance.problem.gamma()[(0, 0)],
+        epsilon: 1.0,
+        sampler: SamplerKind::Slice,
+    };
+    let mut rng = StdRng::seed_from_u64(4);
+    group.bench_function(
+        BenchmarkId::from_parameter(format!("slice_n{n}_d{d}")),
+        |b| {
+            b.iter(|| {
+                black_box(
+                    run_cm_stage(&instance.data, &stage, None, &mut rng, &mut |_| {}).unwrap(),
+                )
+            })
+        },
+    );
     group.finish();
 }
 

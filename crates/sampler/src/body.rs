@@ -5,11 +5,12 @@
 //! Parameter domains ([`Domain`]) are data-independent bodies with a known centre and radius;
 //! the level bodies of a score ([`crate::level_body`]) are intersections of a domain with a
 //! sublevel set and answer through the score oracle.
-use crate::SamplerError;
+use crate::error::SamplerError;
 use nalgebra::{Cholesky, DMatrix, DVector, Dyn};
 
 /// A convex body in `R^dim`.
 pub trait ConvexBody {
+    /// The dimension `dim` of the space the body lives in.
     fn dim(&self) -> usize;
     /// Is `x` in the body?
     fn contains(&self, x: &[f64]) -> Result<bool, SamplerError>;
@@ -41,7 +42,9 @@ pub fn step_on_chord<B: ConvexBody + ?Sized>(
 /// A data-independent parameter domain `Theta`: a bounded convex body with a centre inside it
 /// and a radius `r` with `Theta ⊆ B(centre, r)`.
 pub trait Domain: ConvexBody {
+    /// A point inside the domain, the centre of its enclosing ball.
     fn centre(&self) -> &[f64];
+    /// A radius `r` with `Theta ⊆ B(centre, r)`.
     fn radius(&self) -> f64;
     /// `log vol(Theta)` when known in closed form.
     fn log_volume(&self) -> Option<f64> {
@@ -109,6 +112,8 @@ pub struct Ball {
 }
 
 impl Ball {
+    /// The ball `B(centre, radius)`; an error for an empty or non-finite centre or a radius
+    /// that is not positive and finite.
     pub fn new(centre: Vec<f64>, radius: f64) -> Result<Self, SamplerError> {
         if centre.is_empty() {
             return Err(SamplerError::InvalidSetting(
@@ -175,6 +180,8 @@ pub struct Ellipsoid {
 }
 
 impl Ellipsoid {
+    /// The ellipsoid with centre `c = centre` and shape `A = shape`; an error unless `A` is a
+    /// finite symmetric positive definite `d x d` matrix, `d = centre.len() >= 1`.
     pub fn new(centre: Vec<f64>, shape: &DMatrix<f64>) -> Result<Self, SamplerError> {
         let d = centre.len();
         check("the ellipsoid centre", &centre, d)?;
@@ -253,6 +260,8 @@ pub struct Cuboid {
 }
 
 impl Cuboid {
+    /// The box with corners `lower` and `upper`; an error unless `lower_k < upper_k` in every
+    /// coordinate (at least one).
     pub fn new(lower: Vec<f64>, upper: Vec<f64>) -> Result<Self, SamplerError> {
         check("the box's lower corner", &lower, lower.len())?;
         check("the box's upper corner", &upper, lower.len())?;
@@ -333,6 +342,7 @@ pub struct Simplex {
 }
 
 impl Simplex {
+    /// The standard simplex in `R^dim`; an error for `dim = 0`.
     pub fn new(dim: usize) -> Result<Self, SamplerError> {
         if dim == 0 {
             return Err(SamplerError::InvalidSetting(
@@ -396,6 +406,8 @@ pub struct Intersection {
 }
 
 impl Intersection {
+    /// The intersection of `parts` (at least one, all of the same dimension, the first one's
+    /// centre inside every one).
     pub fn new(parts: Vec<Box<dyn Domain + Send + Sync>>) -> Result<Self, SamplerError> {
         let first = parts
             .first()
@@ -467,6 +479,8 @@ pub struct Spectrahedron {
 }
 
 impl Spectrahedron {
+    /// The spectrahedron of `side x side` matrices between `lower I` and `upper I`; an error
+    /// unless `side >= 1` and `lower < upper` are finite.
     pub fn new(side: usize, lower: f64, upper: f64) -> Result<Self, SamplerError> {
         if side == 0 || !(lower.is_finite() && upper.is_finite() && lower < upper) {
             return Err(SamplerError::InvalidSetting(format!(
@@ -474,7 +488,7 @@ impl Spectrahedron {
             )));
         }
         let mid = 0.5 * (lower + upper);
-        let centre = sosdp_sdp::svec::svec(side, |i, j| if i == j { mid } else { 0.0 });
+        let centre = sosdp_oracle::svec::svec(side, |i, j| if i == j { mid } else { 0.0 });
         Ok(Spectrahedron {
             side,
             lower,
@@ -485,7 +499,11 @@ impl Spectrahedron {
 
     /// The symmetric matrix with `svec` `v`.
     pub fn matrix(&self, v: &[f64]) -> DMatrix<f64> {
-        DMatrix::from_row_slice(self.side, self.side, &sosdp_sdp::svec::smat(self.side, v))
+        DMatrix::from_row_slice(
+            self.side,
+            self.side,
+            &sosdp_oracle::svec::smat(self.side, v),
+        )
     }
 
     /// Extreme eigenvalues of `L^{-1} U L^{-T}` for `gap = L L^T ≻ 0`, or `None` if `gap` is

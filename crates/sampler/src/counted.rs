@@ -1,6 +1,6 @@
 //! An oracle wrapper that counts calls and their time, for the release record.
 use serde::Serialize;
-use sosdp_score::{Chord, Decision, Refinement, ScoreError, ScoreEval, ScoreOracle};
+use sosdp_oracle::{Chord, Decision, Refinement, ScoreError, ScoreEval, ScoreOracle};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::Instant;
 
@@ -8,11 +8,12 @@ use std::time::Instant;
 /// oracle and appear only as one chord here).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 pub struct OracleCalls {
+    /// Full evaluations ([`ScoreOracle::evaluate`]).
     pub evaluations: usize,
     /// Membership decisions ([`ScoreOracle::decide`]).
     pub memberships: usize,
     /// Decisions whose first bracket contained the level, so that it was refined
-    /// ([`sosdp_score::membership::decide`]).
+    /// ([`sosdp_oracle::decide`]).
     pub refined: usize,
     /// Tighter brackets asked for by those refinements (solves beyond the first).
     pub refinements: usize,
@@ -23,12 +24,15 @@ pub struct OracleCalls {
     /// membership decisions (counted above; [`crate::target::Target::index_by_evaluation`]).
     /// Filled in by the mechanism from its target; 0 from [`Counted::calls`].
     pub straddled_indices: usize,
+    /// Chord queries ([`ScoreOracle::chord`]).
     pub chords: usize,
     /// Oracle solves (or membership queries) spent inside chords.
     pub chord_queries: usize,
-    /// Seconds spent in evaluations, memberships and chords.
+    /// Seconds spent in evaluations.
     pub evaluation_s: f64,
+    /// Seconds spent in membership decisions.
     pub membership_s: f64,
+    /// Seconds spent in chords.
     pub chord_s: f64,
 }
 
@@ -55,6 +59,7 @@ fn timed<T>(slot: &AtomicU64, f: impl FnOnce() -> T) -> T {
 }
 
 impl<'a, O: ScoreOracle + ?Sized> Counted<'a, O> {
+    /// Wrap `oracle` with all counts at zero.
     pub fn new(oracle: &'a O) -> Self {
         Counted {
             oracle,
@@ -69,6 +74,7 @@ impl<'a, O: ScoreOracle + ?Sized> Counted<'a, O> {
         }
     }
 
+    /// The counts so far (`straddled_indices` is 0: the target counts those).
     pub fn calls(&self) -> OracleCalls {
         OracleCalls {
             evaluations: self.evaluations.load(Ordering::Relaxed),

@@ -3,8 +3,8 @@
 //! `h Z^d` and, if the grid point left `Theta`, pull it back along the segment to the
 //! domain's (data-independent) centre. The last step is a function of the grid point only, so
 //! the output carries no more information than the snapped point.
-use crate::SamplerError;
 use crate::body::Domain;
+use crate::error::SamplerError;
 use rand::{Rng, RngExt};
 
 /// Harden `theta` in place with grid step `h > 0`.

@@ -8,8 +8,8 @@
 //! stationary. That holds for the three direction laws here: isotropic, rounded
 //! (`u = T g / |T g|`, `g` standard normal, `T` a rounding matrix learned from pilot samples)
 //! and coordinate directions (`±e_k`).
-use crate::SamplerError;
 use crate::body::ConvexBody;
+use crate::error::SamplerError;
 use nalgebra::{DMatrix, DVector};
 use rand::{Rng, RngExt};
 use rand_distr::{Distribution, StandardNormal};
@@ -77,7 +77,9 @@ pub fn step<B: ConvexBody + ?Sized, R: Rng + ?Sized>(
 /// steps.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct ChainSettings {
+    /// Steps before the first sample.
     pub burn_in: usize,
+    /// Steps between samples.
     pub thin: usize,
 }
 

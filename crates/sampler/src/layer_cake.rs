@@ -14,7 +14,7 @@
 //! resolution of the estimate).
 //!
 //! **Truncation.** For a convex score (all scores here, see
-//! [`sosdp_score::ScoreOracle::convex`]) with `s(theta_0) <= s0`,
+//! [`sosdp_oracle::ScoreOracle::convex`]) with `s(theta_0) <= s0`,
 //! `K(l) ⊇ theta_0 + ((l - s0) / (U - s0)) (Theta - theta_0)` for `s0 < l <= U` (`U` the score's
 //! maximum), so `V(l) >= ((l - s0) / (U - s0))^d vol(Theta)`. The target mass above level
 //! `l_m` is at most `vol(Theta) e^{-eps' l_{m+1}}` and the total mass is at least
@@ -24,12 +24,13 @@
 //! the target conditioned on `K(l_m)`, within total variation `tail` of the target. For a
 //! score not known to be convex there is no truncation (`m = I`, `K_I = Theta`).
 use crate::body::Domain;
+use crate::error::SamplerError;
 use crate::hit_and_run::{ChainSettings, uniform_samples};
+use crate::progress::Progress;
 use crate::target::Target;
-use crate::{Progress, SamplerError};
 use rand::{Rng, RngExt};
 use serde::Serialize;
-use sosdp_score::ScoreOracle;
+use sosdp_oracle::ScoreOracle;
 
 /// Settings of the layer-cake path.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -67,15 +68,18 @@ impl Default for LayerCakeSettings {
 /// One rung of the volume ladder.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Rung {
+    /// The rung's level `l`: its body is `Theta ∩ {s <= l}`.
     pub level: f64,
     /// `log V(level)` relative to the truncation body.
     pub log_volume: f64,
+    /// Uniform samples drawn in the rung's body.
     pub samples: usize,
 }
 
 /// What the layer-cake path did.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct LayerCakeRecord {
+    /// The volume ladder, from the top body down.
     pub rungs: Vec<Rung>,
     /// The truncation index `m` (equal to the top index when not truncated).
     pub truncation_index: i64,

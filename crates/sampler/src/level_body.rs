@@ -26,20 +26,41 @@
 //!   much larger domain), then a uniform draw between the ends. [`ConvexBody::chord`] always
 //!   works this way (with `tol` = [`CHORD_TOL`] under shrinkage).
 //!
-//! Membership is decided exactly ([`sosdp_score::membership`]): every point with
+//! Membership is decided exactly ([`sosdp_oracle::membership`]): every point with
 //! `s <= level` is inside, every point with `s > level + f` outside (`f` the tie band,
 //! `1e-10 n` points by default), and the answers are a function of the point alone outside
 //! the band, so a shrinkage step is a fixed kernel, the same whatever state the oracle is in.
 //! Chord steps see the body within their tolerance along the line, and their ends depend on
 //! the solver's state within it.
-use crate::SamplerError;
 use crate::body::{ConvexBody, Domain, step_on_chord};
-use crate::mechanism::LineMove;
-use sosdp_score::{ScoreOracle, on_line};
+use crate::error::SamplerError;
+use serde::Serialize;
+use sosdp_oracle::{ScoreOracle, on_line};
 use std::cell::Cell;
 
 /// Relative tolerance of explicit chord ends when steps use shrinkage.
 pub const CHORD_TOL: f64 = 2e-3;
+
+/// How a hit-and-run step in a level body finds its point on the line.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LineMove {
+    /// Stepping out and shrinkage on membership answers: exactly uniform on the chord, no
+    /// chord ends needed (module doc). The default.
+    Shrinkage,
+    /// The same with queries two at a time on two threads; it pays only with spare cores,
+    /// since two solves sharing a core contend for its resources (docs/sampler.md). The randomness used does not depend on the
+    /// number of threads, and the decisions do not depend on which warm state a query finds
+    /// (they are exact, see [`crate::target`]), so a seeded run repeats exactly unless a
+    /// decision falls to the tie rule ([`crate::counted::OracleCalls::ties`]).
+    PairedShrinkage,
+    /// Locate both chord ends with the oracle's `chord`, each to `tol` times the running
+    /// chord half-length, then draw uniformly between them.
+    Chord {
+        /// Tolerance of each end, relative to the running chord half-length.
+        tol: f64,
+    },
+}
 
 /// `Theta ∩ {s <= level}` for a score oracle and a domain.
 pub struct LevelBody<'a, O: ?Sized, D: ?Sized> {

@@ -10,7 +10,7 @@
 //! bracket of width `w` rarely contains a level, so the refinements of exact decisions are
 //! rare (MATH.md 4.5b), and the tie band above each level, where a decision may still depend
 //! on the oracle's state, is met with probability about its width
-//! ([`sosdp_score::membership`]; the argument of Lemma 4.7 for weak membership).
+//! ([`sosdp_oracle::membership`]; the argument of Lemma 4.7 for weak membership).
 use rand::{Rng, RngExt};
 
 /// The level grid.
@@ -35,6 +35,7 @@ impl Levels {
         }
     }
 
+    /// The offset `kappa` in `[0, 1)` of the grid.
     pub fn offset(&self) -> f64 {
         self.offset
     }

@@ -1,16 +1,26 @@
 //! The exponential mechanism over quasi-convex scores (MATH.md sections 1 and 4).
 //!
+//! The sampler sees a score only through the [`sosdp_oracle::ScoreOracle`] trait: exact
+//! membership decisions on its level sets from certified brackets, and chords. It depends on
+//! `sosdp-oracle` alone (no solver, no BLAS); its tests run on synthetic oracles, and the
+//! tests on the real CM oracle live in `sosdp-learn` (tests/sampler_*.rs).
+//!
 //! - [`body`]: convex bodies through chords; the parameter domains (ball, ellipsoid, box,
 //!   simplex, spectrahedron, intersections);
-//! - [`level_body`]: a score's level bodies through exact membership decisions and chords;
+//! - [`level_body`]: a score's level bodies through exact membership decisions and chords,
+//!   and how a step moves on the line ([`LineMove`]);
+//! - [`counted`]: an oracle wrapper counting calls for the release record;
 //! - [`hit_and_run`]: the walk (isotropic, rounded and coordinate directions);
 //! - [`volume`]: volumes by telescoping nested bodies;
 //! - [`levels`]: the level grid with a random offset (4.1);
 //! - [`target`]: the law both paths sample;
 //! - [`layer_cake`]: volumes and level selection, the pure-DP path (4.4);
-//! - [`slice`]: Gibbs sampling on (level, theta), the fast path (4.5);
+//! - [`slice`](mod@slice): Gibbs sampling on (level, theta), the fast path (4.5);
 //! - [`harden`]: output hardening (4.6);
-//! - [`mechanism`]: the entry point and the release record.
+//! - [`mechanism`]: the entry point and the release record;
+//! - [`error`]: [`SamplerError`]; [`progress`]: [`Progress`] reports of long runs.
+// `!(x > 0.0)` is this crate's idiom for "not positive, or NaN": a NaN must fail the test.
+#![allow(clippy::neg_cmp_op_on_partial_ord)]
 pub mod body;
 pub mod counted;
 pub mod error;
@@ -20,6 +30,7 @@ pub mod layer_cake;
 pub mod level_body;
 pub mod levels;
 pub mod mechanism;
+pub mod progress;
 pub mod slice;
 pub mod target;
 pub mod volume;
@@ -28,18 +39,10 @@ pub use body::{Ball, ConvexBody, Cuboid, Domain, Ellipsoid, Intersection, Simple
 pub use error::SamplerError;
 pub use hit_and_run::{ChainSettings, Directions};
 pub use layer_cake::LayerCakeSettings;
+pub use level_body::LineMove;
 pub use levels::Levels;
 pub use mechanism::{
-    DirectionSetting, LineMove, MechanismSettings, Release, ReleaseRecord, SamplerKind, Start,
-    release,
+    DirectionSetting, MechanismSettings, Release, ReleaseRecord, SamplerKind, Start, release,
 };
+pub use progress::Progress;
 pub use slice::SliceSettings;
-
-/// Progress of a long run, for a callback (the CLI draws it with indicatif).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Progress {
-    pub phase: &'static str,
-    pub done: usize,
-    /// 0 when the total is not known in advance.
-    pub total: usize,
-}

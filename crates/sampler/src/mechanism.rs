@@ -4,21 +4,23 @@
 //! record what ran.
 //!
 //! The anchor (MATH.md 4.2) is computed by the caller (it is score specific, e.g.
-//! [`sosdp_score::minimise_cm`]): a point of `Theta` and an upper bound on its score. It only
+//! `sosdp_score::minimise_cm`): a point of `Theta` and an upper bound on its score. It only
 //! starts the chains and sets where the volume ladder ends; it never replaces the release.
 //! Any oracle failure is returned as an error, never answered with a data-dependent point.
 use crate::body::Domain;
 use crate::counted::{Counted, OracleCalls};
+use crate::error::SamplerError;
 use crate::harden::harden;
 use crate::hit_and_run::{ChainSettings, Directions, rounding_matrix, uniform_samples};
 use crate::layer_cake::{self, LayerCakeRecord, LayerCakeSettings};
+use crate::level_body::LineMove;
 use crate::levels::Levels;
+use crate::progress::Progress;
 use crate::slice::{self, SliceRecord, SliceSettings};
 use crate::target::Target;
-use crate::{Progress, SamplerError};
 use rand::Rng;
 use serde::Serialize;
-use sosdp_score::ScoreOracle;
+use sosdp_oracle::ScoreOracle;
 use std::time::Instant;
 
 /// Which sampling path draws the release.
@@ -35,32 +37,16 @@ pub enum SamplerKind {
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum DirectionSetting {
+    /// Uniform on the unit sphere.
     Isotropic,
+    /// A uniformly chosen coordinate axis.
     Coordinate,
     /// Learn a rounding matrix from this many pilot samples of the body at the typical level
     /// (the anchor's level plus `d / eps'`).
     Rounded {
+        /// Number of pilot samples.
         pilot: usize,
     },
-}
-
-/// How a hit-and-run step in a level body finds its point on the line.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum LineMove {
-    /// Stepping out and shrinkage on membership answers: exactly uniform on the chord, no
-    /// chord ends needed ([`crate::level_body`]). The default.
-    Shrinkage,
-    /// The same with queries two at a time on two threads. On this project's 2-vCPU machine
-    /// it is slower (docs/sampler.md: 36 s against 27 s for one n = 20000 release): the two
-    /// solves contend for one core's resources. The randomness used does not depend on the
-    /// number of threads, and the decisions do not depend on which warm state a query finds
-    /// (they are exact, see [`crate::target`]), so a seeded run repeats exactly unless a
-    /// decision falls to the tie rule ([`crate::counted::OracleCalls::ties`]).
-    PairedShrinkage,
-    /// Locate both chord ends with the oracle's `chord`, each to `tol` times the running
-    /// chord half-length, then draw uniformly between them.
-    Chord { tol: f64 },
 }
 
 /// Everything that shapes a release.
@@ -68,9 +54,13 @@ pub enum LineMove {
 pub struct MechanismSettings {
     /// The privacy parameter the user asked for (the sampler uses `eps / 2`, MATH.md 1).
     pub epsilon: f64,
+    /// Which path draws the release (default slice).
     pub sampler: SamplerKind,
+    /// Chain length of the slice path.
     pub slice: SliceSettings,
+    /// Settings of the layer-cake path.
     pub layer_cake: LayerCakeSettings,
+    /// How hit-and-run draws directions.
     pub directions: DirectionSetting,
     /// How a step finds its point on the line.
     pub line: LineMove,
@@ -147,37 +137,49 @@ impl MechanismSettings {
 /// The starting point: a point of `Theta` and an upper bound on its score.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Start {
+    /// The point, in `Theta`.
     pub theta: Vec<f64>,
+    /// An upper bound on the score at `theta` (a certified bracket's upper end).
     pub score_upper: f64,
 }
 
 /// What ran to produce a release.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ReleaseRecord {
+    /// The privacy parameter asked for.
     pub epsilon: f64,
     /// `eps / 2`, the parameter of the sampled density.
     pub epsilon_sampling: f64,
+    /// The oracle's backend ([`ScoreOracle::backend`]).
     pub backend: &'static str,
+    /// The level grid's offset `kappa` ([`Levels::offset`]).
     pub level_offset: f64,
     /// Upper bound on the anchor's score.
     pub anchor_score: f64,
     /// Index of the top level (`K_top = Theta`).
     pub top_index: i64,
+    /// What the slice path did, when it ran.
     pub slice: Option<SliceRecord>,
+    /// What the layer-cake path did, when it ran.
     pub layer_cake: Option<LayerCakeRecord>,
     /// Pilot samples used for the rounding matrix (0 when not rounded).
     pub rounding_pilot: usize,
+    /// Oracle calls by kind, with their times.
     pub oracle_calls: OracleCalls,
     /// Step of the hardening grid.
     pub hardening_grid: f64,
+    /// Wall-clock seconds of the release.
     pub elapsed_s: f64,
+    /// The settings that shaped it.
     pub settings: MechanismSettings,
 }
 
 /// A release and its record.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Release {
+    /// The released point, hardened onto the grid of `Theta`.
     pub theta: Vec<f64>,
+    /// What ran.
     pub record: ReleaseRecord,
 }
 

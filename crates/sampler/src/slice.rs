@@ -9,12 +9,13 @@
 //! Both steps leave the pair law invariant, so the chain converges to it from any start in
 //! `Theta`; no volumes are needed.
 use crate::body::Domain;
+use crate::error::SamplerError;
 use crate::levels::draw_level_above;
+use crate::progress::Progress;
 use crate::target::Target;
-use crate::{Progress, SamplerError};
 use rand::Rng;
 use serde::Serialize;
-use sosdp_score::ScoreOracle;
+use sosdp_oracle::ScoreOracle;
 
 /// Chain length of the slice path.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -28,6 +29,7 @@ pub struct SliceSettings {
 /// What the slice path did.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SliceRecord {
+    /// Gibbs iterations run.
     pub iterations: usize,
     /// The level index of each iteration's body (relative to nothing: raw indices).
     pub level_trace: Vec<i64>,

@@ -12,37 +12,40 @@
 //!
 //! **Exact decisions** (MATH.md 4.5b). Every membership answer and level index the paths use
 //! is decided by certified brackets, refined while they contain the level
-//! ([`sosdp_score::membership::decide`]); the solver's value inside a bracket, which depends
+//! ([`sosdp_oracle::decide`]); the solver's value inside a bracket, which depends
 //! on the oracle's warm-start state, never decides. So the slice path's level draw and its
 //! shrinkage hit-and-run steps are fixed Markov kernels, functions of the current point and
 //! the random draws only, whatever state the oracle is in, except when a queried score lies
 //! in the tie band `(l, l + f]` just above a level `l`, where the tie rule answers YES if the
 //! bracket is still undecided: `f = 1e-10 n` points by default
-//! ([`sosdp_score::Refinement`]; `5e-6` points at n = 50000), an event of probability about
+//! ([`sosdp_oracle::Refinement`]; `5e-6` points at n = 50000), an event of probability about
 //! `f` per query under the random level offset, counted in the release record
 //! ([`crate::counted::OracleCalls::ties`]). Exempt: chord steps ([`LineMove::Chord`]), whose
 //! ends come from solves to a tolerance along the line, and the layer-cake path's volume
 //! ladder, which classifies samples by their scores' values ([`Target::score`]).
-use crate::SamplerError;
 use crate::body::{ConvexBody, Domain};
+use crate::error::SamplerError;
 use crate::hit_and_run::{Directions, step};
-use crate::level_body::LevelBody;
+use crate::level_body::{LevelBody, LineMove};
 use crate::levels::Levels;
-use crate::mechanism::LineMove;
 use rand::Rng;
-use sosdp_score::ScoreOracle;
+use sosdp_oracle::ScoreOracle;
 use std::cell::Cell;
 use std::time::Instant;
 
 /// The target law and the means to walk in its level bodies.
 pub struct Target<'a, O: ?Sized, D> {
+    /// The score oracle.
     pub oracle: &'a O,
+    /// The data-independent domain `Theta`.
     pub domain: &'a D,
+    /// The level grid.
     pub levels: Levels,
     /// `eps' = eps / 2`, the sampling parameter.
     pub eps: f64,
     /// The index `I` with `K_I = Theta`: the first level at or above the score's maximum.
     pub top: i64,
+    /// How hit-and-run draws directions.
     pub directions: Directions,
     /// How steps find their point on the line.
     pub line: LineMove,
@@ -94,6 +97,8 @@ impl IndexCosts {
 }
 
 impl<'a, O: ScoreOracle + Sync + ?Sized, D: Domain> Target<'a, O, D> {
+    /// The target of `oracle` on `domain` with level grid `levels` and sampling parameter
+    /// `eps` (already halved); `top` is the index of the score's maximum.
     pub fn new(
         oracle: &'a O,
         domain: &'a D,
@@ -129,7 +134,7 @@ impl<'a, O: ScoreOracle + Sync + ?Sized, D: Domain> Target<'a, O, D> {
     /// `theta` in `K_j`, membership decided exactly ([`ScoreOracle::decide`]: by certified
     /// brackets, refined while they contain the level, so that the index is a function of
     /// `theta` alone except when the score lies in the tie band just above a level, see
-    /// [`sosdp_score::membership`]). Two ways give the same index, and the cheaper one by the
+    /// [`sosdp_oracle::membership`]). Two ways give the same index, and the cheaper one by the
     /// running costs measured so far is used (the choice depends on timings, the index does
     /// not):
     /// - one evaluation: its certified bracket `[lower, upper]` answers every level outside

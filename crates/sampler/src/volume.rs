@@ -9,8 +9,8 @@
 //!
 //! The level bodies of the layer-cake path use the same telescoping with a ladder of levels
 //! instead of radii ([`crate::layer_cake`]).
-use crate::SamplerError;
 use crate::body::{Ball, ConvexBody, log_unit_ball_volume};
+use crate::error::SamplerError;
 use crate::hit_and_run::{ChainSettings, Directions, uniform_samples};
 use rand::Rng;
 
@@ -19,13 +19,16 @@ use rand::Rng;
 pub struct VolumeSettings {
     /// Uniform samples per ratio.
     pub samples: usize,
+    /// Burn-in and thinning of the chains.
     pub chain: ChainSettings,
+    /// How hit-and-run draws directions.
     pub directions: Directions,
 }
 
 /// The estimate and what it cost.
 #[derive(Clone, Debug, PartialEq)]
 pub struct VolumeEstimate {
+    /// The estimate of `log vol(K)`.
     pub log_volume: f64,
     /// The estimated ratios `vol(K_{j-1}) / vol(K_j)`.
     pub ratios: Vec<f64>,

@@ -20,10 +20,11 @@
 //!   scaling, normal equations as diagonal plus low rank, Mehrotra iteration;
 //!   [`ipm::IpmSettings`]);
 //! - [`dense`]: the dense linear algebra of the crate (LAPACK/BLAS kernels and the small
-//!   symmetric helpers of the certificates);
-//! - [`membership`]: exact membership decisions (refined brackets), chords and parallel
-//!   batches over any oracle;
-//! - [`oracle`]: the [`ScoreOracle`] trait the sampler sees.
+//!   symmetric helpers of the certificates).
+//!
+//! The [`ScoreOracle`] trait the sampler sees, its evaluation and chord types and the exact
+//! membership decisions live in `sosdp-oracle` (the seam between scores and the sampler) and
+//! are re-exported here.
 //!
 //! Brackets are certified independently of the backend: the upper end from a primal point
 //! made exactly feasible, the lower end from weak duality with any PSD dual matrix.
@@ -31,10 +32,7 @@ pub mod active_set;
 pub mod anchor;
 pub mod cm;
 pub mod dense;
-pub mod error;
 pub mod ipm;
-pub mod membership;
-pub mod oracle;
 pub mod reference;
 pub mod sp;
 
@@ -44,12 +42,11 @@ pub use anchor::{Anchor, BallDomain};
 pub use cm::fast::FastCm;
 pub use cm::reference::ClarabelCm;
 pub use cm::{CertifiedMean, Cut};
-pub use error::ScoreError;
-pub use membership::{
-    Chord, Decision, Refinement, chord_by_bisection, decide, evaluate_batch, on_line,
-};
-pub use oracle::{ScoreEval, ScoreOracle};
 pub use reference::ClarabelSettings;
+pub use sosdp_oracle::{
+    Chord, Decision, Refinement, ScoreError, ScoreEval, ScoreOracle, chord_by_bisection, decide,
+    evaluate_batch, on_line,
+};
 pub use sp::Spectral;
 pub use sp::fast::FastSp;
 pub use sp::reference::ClarabelSp;

@@ -6,9 +6,9 @@
 //! solver failure we retry once at a relaxed tolerance; if the bracket is still wider than the
 //! requested accuracy we return the narrowest certified bracket found, never a guess.
 use crate::ScoreError;
-use crate::oracle::{ScoreEval, ScoreOracle};
 use nalgebra::DMatrix;
-use sosdp_sdp::svec::smat;
+use sosdp_oracle::svec::smat;
+use sosdp_oracle::{ScoreEval, ScoreOracle};
 use sosdp_sdp::{Block, Cone, ConicProblem, ConicSolution, SolveSettings};
 
 /// Settings shared by the clarabel score backends. Every field states its default;
@@ -61,7 +61,7 @@ impl ClarabelSettings {
 /// A refined bracket ([`ScoreOracle::member_eval_to`]) for a reference backend: the
 /// evaluation at the requested accuracy, or, if clarabel cannot reach it, the evaluation at
 /// the backend's own (a certified bracket wider than asked, which sends the query to the tie
-/// rule of [`crate::membership::decide`]).
+/// rule of [`sosdp_oracle::decide`]).
 fn refined(
     settings: &ClarabelSettings,
     accuracy: f64,
@@ -75,7 +75,7 @@ fn refined(
 /// too wide. If it still is, the narrowest certified bracket found is returned, wider than
 /// asked: its ends are still valid bounds (any primal point and any dual point certify them), and
 /// a membership query it does not decide goes to the refinement and tie rule of
-/// [`crate::membership::decide`], so a hard instance never turns into a data-dependent error.
+/// [`sosdp_oracle::decide`], so a hard instance never turns into a data-dependent error.
 /// An error only when no attempt returned a finite point.
 pub(crate) fn solve_certified(
     settings: &ClarabelSettings,

@@ -16,9 +16,8 @@ pub use settings::FastSettings;
 use self::fold::{ActiveSet, Origin, Status, classify, classify_keeping, contradicts, margins};
 use crate::ScoreError;
 use crate::ipm::{self, IpmSettings, LmiBlock, Problem, Termination};
-use crate::membership::member_from_bracket;
-use crate::oracle::ScoreEval;
 use nalgebra::DMatrix;
+use sosdp_oracle::{ScoreEval, member_from_bracket};
 use std::borrow::Cow;
 
 /// What one evaluation did.

@@ -1,7 +1,7 @@
 //! The settings of the fast backends: accuracy, warm and cold starts, repair rounds and the
 //! interior-point solves they run, every tolerance and budget with its default.
 use crate::ipm::IpmSettings;
-use crate::membership::Refinement;
+use sosdp_oracle::Refinement;
 
 /// Settings of the fast backends ([`crate::FastCm`], [`crate::FastSp`]) and of the active-set
 /// driver they share. Every field states its default; [`FastSettings::default`] gives them.

@@ -17,8 +17,8 @@ use crate::anchor::{Anchor, BallDomain, anchor_at, check_ball};
 use crate::cm::fast::FastCm;
 use crate::cm::fast::cm_map;
 use crate::ipm::{LmiBlock, Problem};
-use crate::oracle::ScoreOracle;
 use nalgebra::DMatrix;
+use sosdp_oracle::ScoreOracle;
 use std::borrow::Cow;
 use std::cell::RefCell;
 

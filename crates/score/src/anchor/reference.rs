@@ -4,8 +4,8 @@
 use super::{Anchor, BallDomain, anchor_at, check_ball};
 use crate::ScoreError;
 use crate::cm::reference::{ClarabelCm, weights_program};
-use crate::oracle::ScoreOracle;
 use crate::reference::block_matrix;
+use sosdp_oracle::ScoreOracle;
 use sosdp_sdp::{Cone, SolveSettings};
 
 /// Minimise the CM score over `theta` (inside `ball`, when given), on clarabel.

@@ -24,9 +24,8 @@ use crate::active_set::fold::ActiveSet;
 use crate::active_set::{FastSettings, ScoreMap, solve_certified};
 use crate::cm::CertifiedMean;
 use crate::ipm::{LinearRow, LmiBlock, Problem};
-use crate::membership::{end_by_bisection, on_line};
-use crate::oracle::ScoreEval;
 use nalgebra::DMatrix;
+use sosdp_oracle::{ScoreEval, end_by_bisection, on_line};
 use std::borrow::Cow;
 use std::cell::RefCell;
 

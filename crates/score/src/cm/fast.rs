@@ -22,9 +22,8 @@ use crate::cm::reference::ClarabelCm;
 use crate::cm::{CertifiedMean, Cut};
 use crate::dense::min_eigenvalue;
 use crate::ipm::{LmiBlock, Problem};
-use crate::membership::{Chord, check_chord_args};
-use crate::oracle::{ScoreEval, ScoreOracle};
 use nalgebra::DMatrix;
+use sosdp_oracle::{Chord, ScoreEval, ScoreOracle, check_chord_args};
 use std::borrow::Cow;
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -321,7 +320,7 @@ crate::active_set::fast_oracle!(FastCm {
     /// From the kept cuts: beyond the first step where a cut exceeds `level + f` (`f` the
     /// floor of the settings' [`crate::Refinement`], the width of the tie band), the score exceeds
     /// `level + f`, so every bracket of width at most `f` lies above `level` and the exact
-    /// decision ([`crate::membership::decide`]) is NO, whatever the oracle's state. (Within
+    /// decision ([`sosdp_oracle::decide`]) is NO, whatever the oracle's state. (Within
     /// the band a query may be answered YES by the tie rule, so a cut above `level` alone
     /// does not fix the answer; a bracket of width `zeta` no longer can answer YES above
     /// `level`, so `level + zeta` is not needed.)

@@ -4,10 +4,10 @@
 //! anchor ([`crate::anchor`]) with variables.
 use super::CertifiedMean;
 use crate::ScoreError;
-use crate::oracle::ScoreEval;
 use crate::reference::{
     Clarabel, ClarabelSettings, ReferenceProgram, block_matrix, solve_certified,
 };
+use sosdp_oracle::ScoreEval;
 use sosdp_sdp::{Block, Cone, ConicProblem};
 
 /// The CM score on clarabel.

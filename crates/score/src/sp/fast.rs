@@ -20,10 +20,10 @@ use crate::active_set::{
 };
 use crate::dense::min_eigenvalue;
 use crate::ipm::{LinearRow, LmiBlock, Problem};
-use crate::oracle::{ScoreEval, ScoreOracle};
 use crate::sp::Spectral;
 use crate::sp::reference::ClarabelSp;
 use nalgebra::DMatrix;
+use sosdp_oracle::{ScoreEval, ScoreOracle};
 use std::borrow::Cow;
 
 /// The SP score on the fast interior-point backend; `theta = svec(S)`.

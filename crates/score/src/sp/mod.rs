@@ -27,7 +27,7 @@ use crate::cm::check_finite;
 use crate::dense::{self, eigen_range, psd_projection, scaled, trace_product, verified_shrink};
 use crate::{ScoreError, ScoreEval};
 use nalgebra::{Cholesky, DMatrix, Dyn};
-use sosdp_sdp::svec::{side_of, smat, svec};
+use sosdp_oracle::svec::{side_of, smat, svec};
 
 /// Problem data of the SP score.
 #[derive(Clone, Debug)]

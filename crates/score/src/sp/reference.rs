@@ -2,11 +2,11 @@
 //! ([`crate::reference`]).
 use super::Spectral;
 use crate::ScoreError;
-use crate::oracle::ScoreEval;
 use crate::reference::{
     Clarabel, ClarabelSettings, ReferenceProgram, block_matrix, solve_certified,
 };
 use nalgebra::DMatrix;
+use sosdp_oracle::ScoreEval;
 use sosdp_sdp::{Block, Cone, ConicProblem};
 
 /// The SP score on clarabel; `theta = svec(S)`.

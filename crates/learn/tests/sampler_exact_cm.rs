@@ -2,12 +2,13 @@
 //! is the same whatever state the score oracle is in, warm (warm active sets and kept cuts
 //! carried across queries, cuts answering far queries without a solve) or cold (every solve
 //! from scratch).
+#[path = "../../sampler/tests/common/mod.rs"]
 mod common;
 use common::rng;
 use nalgebra::DMatrix;
 use rand_distr::{Distribution, StandardNormal};
+use sosdp_oracle::member_from_bracket;
 use sosdp_sampler::{Ball, Ellipsoid, Intersection, MechanismSettings, Release, Start, release};
-use sosdp_score::membership::member_from_bracket;
 use sosdp_score::{
     BallDomain, CertifiedMean, Decision, FastCm, FastSettings, Refinement, ScoreError, ScoreEval,
     ScoreOracle,
