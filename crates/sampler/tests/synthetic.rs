@@ -1,6 +1,6 @@
 //! Level bodies of a synthetic score (no solver): the quadratic `s(theta) = min(n, c |theta|^2)`
 //! with exact brackets, whose level sets are balls of radius `sqrt(k / c)`. Chords of a level
-//! body through its centre match that radius, and hit-and-run with both line moves is uniform
+//! body through its centre match that radius, and hit-and-run with each line move is uniform
 //! on it (KS test of a coordinate marginal against its exact CDF, fixed seeds, p > 0.01; the
 //! same test against a radius 15% too large gives p < 1e-5).
 mod common;
