@@ -56,6 +56,7 @@ pub use sosdp_learn::{
     StageRelease,
 };
 pub use sosdp_openblas::set_num_threads as set_blas_threads;
+pub use sosdp_oracle as oracle;
 pub use sosdp_sampler as sampler;
 pub use sosdp_score as score;
 pub use sosdp_sdp as sdp;

@@ -37,8 +37,8 @@ use crate::stage::{CmStage, run_cm_stage};
 use crate::{LearnError, check_data};
 use nalgebra::DMatrix;
 use serde::Serialize;
+use sosdp_oracle::svec::{side_of, smat, svec};
 use sosdp_sampler::{Progress, Spectrahedron};
-use sosdp_sdp::svec::{side_of, smat, svec};
 use std::time::Instant;
 
 /// `x_i = (y_{2i} - y_{2i-1}) / sqrt 2` for consecutive pairs of rows (an odd last row is

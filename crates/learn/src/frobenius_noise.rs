@@ -21,7 +21,7 @@ use nalgebra::DMatrix;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rand_distr::{Distribution, Gamma, StandardNormal};
-use sosdp_sdp::svec::smat;
+use sosdp_oracle::svec::smat;
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 

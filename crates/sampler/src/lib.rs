@@ -3,7 +3,7 @@
 //! The sampler sees a score only through the [`sosdp_oracle::ScoreOracle`] trait: exact
 //! membership decisions on its level sets from certified brackets, and chords. It depends on
 //! `sosdp-oracle` alone (no solver, no BLAS); its tests run on synthetic oracles, and the
-//! tests on the real CM oracle live in `sosdp-learn` (tests/sampler_*.rs).
+//! tests on the real CM oracle are the workspace root's integration tests (tests/sampler_*.rs).
 //!
 //! - [`body`]: convex bodies through chords; the parameter domains (ball, ellipsoid, box,
 //!   simplex, spectrahedron, intersections);
@@ -19,8 +19,6 @@
 //! - [`harden`]: output hardening (4.6);
 //! - [`mechanism`]: the entry point and the release record;
 //! - [`error`]: [`SamplerError`]; [`progress`]: [`Progress`] reports of long runs.
-// `!(x > 0.0)` is this crate's idiom for "not positive, or NaN": a NaN must fail the test.
-#![allow(clippy::neg_cmp_op_on_partial_ord)]
 pub mod body;
 pub mod counted;
 pub mod error;

@@ -3,16 +3,16 @@
 //! A problem is `minimise q^T x` subject to affine expressions lying in cones. Each constraint
 //! row `r` is an affine expression `s_r(x) = b_r - (A x)_r`; a block of consecutive rows lies in
 //! one cone (zero, nonnegative, second-order, or PSD triangle with the `svec` convention of
-//! [`crate::svec`]). We always write the expression itself (`s = const + sum coeff * x`) and
+//! [`sosdp_oracle::svec`]). We always write the expression itself (`s = const + sum coeff * x`) and
 //! store `b = const`, `A = -coeff`, so that callers never handle clarabel's sign convention.
 //!
 //! The solution carries the primal `x`, the slack `s` and the dual `z` (in the dual cone), so
 //! callers can turn solver output into certified bounds (MATH.md 3.2).
-use crate::svec::{svec_index, svec_scale, triangular_number};
 use clarabel::algebra::CscMatrix;
 use clarabel::solver::{
     DefaultSettingsBuilder, DefaultSolver, IPSolver, SolverStatus, SupportedConeT,
 };
+use sosdp_oracle::svec::{svec_index, svec_scale, triangular_number};
 
 /// A cone for one block of rows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

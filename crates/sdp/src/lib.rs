@@ -1,9 +1,8 @@
 //! Semidefinite programming for sosdp (MATH.md section 3.1).
 //!
-//! - [`svec`]: the symmetric vectorisation convention shared with clarabel (defined in
-//!   `sosdp-oracle`, re-exported because conic problems take PSD blocks in that form).
 //! - [`conic`]: conic problems assembled row by row and solved with clarabel, returning
-//!   primal, slack and dual vectors so that callers can certify bounds.
+//!   primal, slack and dual vectors so that callers can certify bounds; PSD blocks are in
+//!   the `svec` convention of `sosdp_oracle::svec` (clarabel's).
 //! - [`poly`]: named indeterminates, sparse polynomials and monomial bases.
 //! - [`program`]: the generic pseudo-expectation (moment) SDP built on [`conic`].
 use sosdp_openblas as _;
@@ -11,8 +10,6 @@ use sosdp_openblas as _;
 pub mod conic;
 pub mod poly;
 pub mod program;
-
-pub use sosdp_oracle::svec;
 
 pub use conic::{Block, Cone, ConicProblem, ConicSolution, SolveSettings, Status};
 pub use poly::{Monomial, Polynomial, Var, Variables, monomials_up_to};

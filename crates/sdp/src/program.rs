@@ -20,7 +20,7 @@
 //! matrices), PSD-triangle cones for moment and localising matrices.
 use crate::conic::{Cone, ConicProblem, SolveSettings, Status};
 use crate::poly::{Monomial, Polynomial, Var, Variables, monomials_up_to};
-use crate::svec::svec_scale;
+use sosdp_oracle::svec::svec_scale;
 use std::collections::HashMap;
 use thiserror::Error;
 

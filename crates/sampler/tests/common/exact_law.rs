@@ -1,6 +1,6 @@
 //! Exact laws of one-dimensional CM releases by quadrature, and the chi-square statistics that
 //! compare release histograms with them (shared by the privacy tests of the sampler on a CM
-//! oracle, crates/learn/tests/sampler_privacy.rs, which checks them against known values, and
+//! oracle, tests/sampler_privacy.rs, which checks them against known values, and
 //! of the learner, tests/privacy.rs).
 
 /// `ln Gamma(x)`, x > 0 (Lanczos, g = 7, 9 terms; relative error below 1e-13).

@@ -1,7 +1,7 @@
 //! Shared helpers of the sampler tests: Kolmogorov–Smirnov statistics and p-values, and
 //! ([`exact_law`]) exact laws of 1-D releases with chi-square statistics. One copy, also
 //! included (`#[path]`) by the tests of the sampler on a CM oracle
-//! (crates/learn/tests/sampler_*.rs) and by the learner's privacy test (tests/privacy.rs).
+//! (tests/sampler_*.rs) and by the learner's privacy test (tests/privacy.rs).
 #![allow(dead_code)]
 pub mod exact_law;
 

@@ -2,7 +2,7 @@
 //! is the same whatever state the score oracle is in, warm (warm active sets and kept cuts
 //! carried across queries, cuts answering far queries without a solve) or cold (every solve
 //! from scratch).
-#[path = "../../sampler/tests/common/mod.rs"]
+#[path = "../crates/sampler/tests/common/mod.rs"]
 mod common;
 use common::rng;
 use nalgebra::DMatrix;

@@ -6,7 +6,7 @@
 //! test) and their empirical binned log-ratios stay within eps + 3 standard errors; and the
 //! same checks reject a broken variant that samples at eps instead of eps/2 (what a `release()`
 //! that forgot the halving would draw), so the test demonstrates its own power.
-#[path = "../../sampler/tests/common/mod.rs"]
+#[path = "../crates/sampler/tests/common/mod.rs"]
 mod common;
 use common::exact_law::{
     binned, cell_cdf, chi_square, chi2_quantile, chi2_sf, exact_cell_law, histogram,

@@ -1,7 +1,7 @@
 //! The mechanism on a CM score (MATH.md 4.4, 4.5): in 1-D and 2-D the slice path, the
 //! layer-cake path and exact quadrature of the target agree; releases on neighbouring
 //! datasets have privacy loss within eps.
-#[path = "../../sampler/tests/common/mod.rs"]
+#[path = "../crates/sampler/tests/common/mod.rs"]
 mod common;
 use common::{ks_one_p, ks_two_p, rng};
 use nalgebra::DMatrix;
