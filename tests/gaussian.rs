@@ -7,7 +7,7 @@ use rand::rngs::StdRng;
 use sosdp::eval::{
     covariance_sample, frobenius_error, mahalanobis_error, spectral_error, tv_bound,
 };
-use sosdp::learn::covariance::spd_power;
+use sosdp::learn::symmetric::spd_power;
 use sosdp::{LearnError, Learner, Privacy, PrivateCovariance, PrivateGaussian};
 
 /// d = 2, n = 8000, eps = 2, K = 100, condition number 20 (eigenvalues 1 and 20 in a random

@@ -34,7 +34,7 @@ fn main() {
         let est = &fit.release.estimate;
         let (mu_hat, sigma_hat) = (est.mean.as_slice(), &est.covariance);
         let pre = &fit.release.stage_releases[0].release;
-        let s0 = sosdp_learn::covariance::matrix_of(pre);
+        let s0 = sosdp_learn::symmetric::matrix_of(pre);
         println!(
             "{}",
             json!({

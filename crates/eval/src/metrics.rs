@@ -25,7 +25,7 @@ pub fn quantile(values: &[f64], q: f64) -> f64 {
 use nalgebra::{DMatrix, DVector};
 
 fn inverse_sqrt(sigma: &DMatrix<f64>) -> DMatrix<f64> {
-    sosdp_learn::covariance::spd_power(sigma, -0.5)
+    sosdp_learn::symmetric::spd_power(sigma, -0.5)
 }
 
 /// `|Sigma^{-1/2} (mu_hat - mu)|_2`.

@@ -34,10 +34,11 @@ use crate::projection::{clean_radius, project_onto_ball, project_rows};
 use crate::release::{AccuracyBound, Diagnostics, Fit, Release, StageRelease, StepDiagnostics};
 use crate::schedule::Constants;
 use crate::stage::{CmStage, run_cm_stage};
+use crate::symmetric::{matrix_of, spd_power, svec_of};
 use crate::{LearnError, check_data};
 use nalgebra::DMatrix;
 use serde::Serialize;
-use sosdp_oracle::svec::{side_of, smat, svec};
+use sosdp_oracle::svec::svec;
 use sosdp_sampler::{Progress, Spectrahedron};
 use std::time::Instant;
 
@@ -63,19 +64,6 @@ pub fn pair(data: &DMatrix<f64>, radius: f64) -> DMatrix<f64> {
     out
 }
 
-/// `A^p` for a symmetric positive definite `A` (eigen-decomposition).
-pub fn spd_power(a: &DMatrix<f64>, p: f64) -> DMatrix<f64> {
-    let eig = (0.5 * (a + a.transpose())).symmetric_eigen();
-    let vals = eig.eigenvalues.map(|v| v.max(f64::MIN_POSITIVE).powf(p));
-    &eig.eigenvectors * DMatrix::from_diagonal(&vals) * eig.eigenvectors.transpose()
-}
-
-/// The matrix of an `svec`.
-pub fn matrix_of(v: &[f64]) -> DMatrix<f64> {
-    let d = side_of(v.len()).unwrap_or(0);
-    DMatrix::from_row_slice(d, d, &smat(d, v))
-}
-
 /// Lower edge of the refinement's band for an operator bound `s` and a guaranteed smallest
 /// eigenvalue `l > 0` of the stage's whitened covariance: `max(1 - 1.5 s, l / 2)`, strictly
 /// positive (so every release, and every re-whitening by it, is positive definite whatever the
@@ -87,11 +75,6 @@ fn band_lower(s: f64, l: f64) -> f64 {
 /// Upper edge of the refinement's band: `1 + 1.5 s`.
 fn band_upper(s: f64) -> f64 {
     1.0 + 1.5 * s
-}
-
-/// `svec` of a (symmetrised) matrix.
-pub fn svec_of(a: &DMatrix<f64>) -> Vec<f64> {
-    svec(a.nrows(), |i, j| 0.5 * (a[(i, j)] + a[(j, i)]))
 }
 
 /// The private covariance: `PrivateCovariance::new(Privacy::new(eps).corruption(eta0), kappa)`

@@ -8,7 +8,7 @@
 //! calibrated in docs/calibration.md) is
 //! data-independent; the mean step uses the covariance release (already private) to whiten,
 //! which is adaptive composition, so the pair is eps-DP.
-use crate::covariance::{CovariancePlan, CovarianceSettings, PrivateCovariance, spd_power};
+use crate::covariance::{CovariancePlan, CovarianceSettings, PrivateCovariance};
 use crate::learner::{Learner, Plan};
 use crate::mean::{MeanSettings, PrivateMean};
 use crate::privacy::Privacy;
@@ -17,6 +17,7 @@ use crate::release::{
     AccuracyBound, Estimate, Fit, Release, StageRelease, serialize_rows, serialize_vector,
 };
 use crate::schedule::Schedule;
+use crate::symmetric::spd_power;
 use crate::{LearnError, check_data};
 use nalgebra::{DMatrix, DVector};
 use serde::{Serialize, Serializer};

@@ -15,6 +15,7 @@
 //! - [`io`]: the CSV reader of data files (one record per line);
 //! - [`gaussian`]: learning a Gaussian in total variation (5.4);
 //! - [`stage`]: one CM stage, shared by the mean and the refinement;
+//! - [`symmetric`]: powers of positive definite matrices and the `svec` form of releases;
 //! - [`schedule`]: its data-independent stage plan;
 //! - [`projection`]: per-record projection onto public balls (every score sees only
 //!   projected records);
@@ -34,6 +35,7 @@ pub mod release;
 pub mod schedule;
 pub mod special;
 pub mod stage;
+pub mod symmetric;
 
 pub use covariance::{
     CovarianceFit, CovariancePlan, CovarianceRelease, CovarianceSettings, PrivateCovariance,

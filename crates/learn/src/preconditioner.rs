@@ -34,11 +34,11 @@
 //! are read) when `b >= 1` or some `rho_j >= 1`: then the corruption is above what the
 //! preconditioner tolerates at this `n`, or `n` is too small.
 use crate::LearnError;
-use crate::covariance::{spd_power, svec_of};
 use crate::frobenius_noise::{self, QuantileSettings, operator_norm_quantile};
 use crate::projection::project_rows;
 use crate::release::StageRelease;
 use crate::special::{chi_square_quantile, chi_square_upper};
+use crate::symmetric::{matrix_of, spd_power, svec_of};
 use nalgebra::DMatrix;
 use rand::Rng;
 use serde::Serialize;
@@ -275,12 +275,10 @@ impl PreconditionerPlan {
     /// The frame `U_J` from the stage releases `S_j` (in `svec`), as [`Self::release`] computed
     /// it: post-processing of the release, so anyone holding it can recompute the frame.
     pub fn frame_from_releases(&self, releases: &[Vec<f64>]) -> DMatrix<f64> {
-        let d = releases
-            .first()
-            .map_or(0, |r| crate::covariance::matrix_of(r).nrows());
+        let d = releases.first().map_or(0, |r| matrix_of(r).nrows());
         let mut frame = DMatrix::identity(d, d) * self.prior;
         for (stage, s) in self.stages.iter().zip(releases) {
-            frame = self.next_frame(&frame, &crate::covariance::matrix_of(s), stage);
+            frame = self.next_frame(&frame, &matrix_of(s), stage);
         }
         frame
     }

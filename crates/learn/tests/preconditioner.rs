@@ -5,12 +5,12 @@ use nalgebra::{DMatrix, DVector};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand_distr::{Distribution, StandardNormal};
-use sosdp_learn::covariance::spd_power;
 use sosdp_learn::frobenius_noise;
 use sosdp_learn::preconditioner::{
     PreconditionerPlan, PreconditionerSettings, clipped_second_moment,
 };
 use sosdp_learn::special::gamma_upper;
+use sosdp_learn::symmetric::spd_power;
 
 fn gaussian(rng: &mut StdRng, rows: usize, cols: usize) -> DMatrix<f64> {
     DMatrix::from_fn(rows, cols, |_, _| StandardNormal.sample(rng))

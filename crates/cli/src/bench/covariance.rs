@@ -26,7 +26,7 @@ use sosdp_eval::{
     EmpiricalCovariance, EmpiricalMean, MeanEstimator, covariance_sample_with, frobenius_error,
     mahalanobis_error, quantile, spectral_error,
 };
-use sosdp_learn::covariance::spd_power;
+use sosdp_learn::symmetric::spd_power;
 use sosdp_learn::{Learner as _, Privacy, PrivateCovariance, PrivateGaussian};
 use std::fmt::Write as _;
 use std::panic::{AssertUnwindSafe, catch_unwind};
