@@ -23,7 +23,7 @@ use rand::SeedableRng;
 use rand::rngs::StdRng;
 use sosdp::eval::synthetic::CorruptedSample;
 use sosdp::eval::{Adversary, l2_error};
-use sosdp::{Learner, Privacy, PrivateMean};
+use sosdp::{Learner, Privacy, PrivateMean, StageMechanism};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -182,8 +182,8 @@ fn run() -> Result<(), String> {
     println!();
     println!("per-stage plan (public) and releases:");
     println!(
-        "  {:>5} {:>7} {:>8} {:>8} {:>11} {:>9}   centre -> release",
-        "stage", "eps", "radius", "Gamma/I", "score bound", "accuracy"
+        "  {:>5} {:>7} {:>8} {:>28} {:>9}   centre -> release",
+        "stage", "eps", "radius", "mechanism", "accuracy"
     );
     let centres = std::iter::once(vec![0.0; release.estimate.len()])
         .chain(release.stage_releases.iter().map(|r| r.release.clone()));
@@ -196,12 +196,18 @@ fn run() -> Result<(), String> {
         .enumerate()
     {
         println!(
-            "  {:>5} {:>7.4} {:>8.4} {:>8.4} {:>11.1} {:>9.4}   {:?} -> {:?}",
+            "  {:>5} {:>7.4} {:>8.4} {:>28} {:>9.4}   {:?} -> {:?}",
             j + 1,
             s.epsilon,
             s.radius,
-            s.gamma,
-            s.score_bound,
+            match s.mechanism {
+                StageMechanism::Cm {
+                    gamma, score_bound, ..
+                } => format!("CM, Gamma {gamma:.3} I, k* {score_bound:.1}"),
+                StageMechanism::Additive { noise_scale, .. } => {
+                    format!("additive, noise scale {noise_scale:.2e}")
+                }
+            },
             s.accuracy,
             rounded(&centre),
             rounded(&r.release)

@@ -51,9 +51,9 @@ pub use sosdp_learn::io;
 pub use sosdp_learn::{
     AccuracyBound, CovarianceFit, CovariancePlan, CovarianceRelease, CovarianceSettings,
     Diagnostics, Fit, GaussianEstimate, GaussianFit, GaussianPlan, GaussianRelease,
-    GaussianSettings, LearnError, Learner, MeanFit, MeanRelease, MeanSettings, Plan, Privacy,
-    PrivateCovariance, PrivateGaussian, PrivateMean, Progress, Release, SamplerKind, Schedule,
-    StageRelease,
+    GaussianSettings, LearnError, Learner, MeanFit, MeanRelease, MeanSettings, Plan, PlannedStage,
+    Privacy, PrivateCovariance, PrivateGaussian, PrivateMean, Progress, Release, SamplerKind,
+    Schedule, StageMechanism, StageRelease,
 };
 pub use sosdp_openblas::set_num_threads as set_blas_threads;
 pub use sosdp_oracle as oracle;

@@ -13,7 +13,9 @@ use crate::{Adversary, CorruptedSample};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use serde::Serialize;
-use sosdp_learn::{Constants, LearnError, Learner, MeanSettings, Privacy, PrivateMean};
+use sosdp_learn::{
+    Constants, LearnError, Learner, MeanSettings, Privacy, PrivateMean, StageMechanism,
+};
 use std::time::Instant;
 
 /// One synthetic configuration: `N(mu, I)` in `R^d` with `|mu| = mean_norm` (equal
@@ -72,8 +74,9 @@ pub struct StageMeasure {
     pub radius: f64,
     /// The stage's accuracy bound (the next radius).
     pub bound: f64,
-    /// The bound's deviation term (before constants).
-    pub deviation: f64,
+    /// The bound's deviation term (before constants) of a CM stage; `None` for an additive
+    /// stage, whose bound is the mechanism's own (no constant to calibrate).
+    pub deviation: Option<f64>,
     /// `sqrt(d / n)`.
     pub sqrt_d_over_n: f64,
     /// Distance of the stage's release to the true mean.
@@ -117,7 +120,10 @@ pub fn measure(
             stages,
             radius: s.radius,
             bound: s.accuracy,
-            deviation: s.deviation,
+            deviation: match s.mechanism {
+                StageMechanism::Cm { deviation, .. } => Some(deviation),
+                StageMechanism::Additive { .. } => None,
+            },
             sqrt_d_over_n: root,
             error: l2_error(&r.release, &truth),
             seconds: if j + 1 == stages { seconds } else { 0.0 },
@@ -142,12 +148,15 @@ pub struct Recommendation {
     pub measured: usize,
 }
 
-/// The smallest safety factor covering every measured stage with the floor
+/// The smallest safety factor covering every measured CM stage with the floor
 /// `floor_scale * sqrt(d/n)`, times `margin`; and how many stages the constants in use missed.
 pub fn recommend(measures: &[StageMeasure], floor_scale: f64, margin: f64) -> Recommendation {
     let worst_ratio = measures
         .iter()
-        .map(|m| ((m.error - floor_scale * m.sqrt_d_over_n) / m.deviation).max(0.0))
+        .filter_map(|m| {
+            m.deviation
+                .map(|dev| ((m.error - floor_scale * m.sqrt_d_over_n) / dev).max(0.0))
+        })
         .fold(0.0, f64::max);
     Recommendation {
         worst_ratio,

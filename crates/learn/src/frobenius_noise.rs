@@ -16,11 +16,11 @@
 //! `u` from a fixed seed (data-independent; the same table every run), the tail in `G` is
 //! exact. The quantile solves the averaged tail `= margin * p`, the margin covering the Monte
 //! Carlo error of the average. `cargo run --release -p sosdp-eval --example noise_table` prints the table (docs/learners.md).
+use crate::norm_noise::{self, unit_direction};
 use crate::special::{gamma_upper, upper_quantile};
 use nalgebra::DMatrix;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use rand_distr::{Distribution, Gamma, StandardNormal};
 use sosdp_oracle::svec::smat;
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
@@ -31,26 +31,10 @@ fn svec_len(d: usize) -> usize {
 }
 
 /// One draw of the noise: a symmetric `d x d` matrix with density proportional to
-/// `exp(-|N|_F / scale)`.
+/// `exp(-|N|_F / scale)` ([`norm_noise::sample`] in `svec` coordinates).
 pub fn sample<R: Rng + ?Sized>(d: usize, scale: f64, rng: &mut R) -> DMatrix<f64> {
-    let dim = svec_len(d);
-    let direction = unit_direction(dim, rng);
-    let radius = Gamma::new(dim as f64, scale)
-        .expect("shape >= 1 and a positive scale")
-        .sample(rng);
-    let v: Vec<f64> = direction.iter().map(|u| radius * u).collect();
+    let v = norm_noise::sample(svec_len(d), scale, rng);
     DMatrix::from_row_slice(d, d, &smat(d, &v))
-}
-
-/// A uniform point of the unit sphere of `R^dim` (a normalised standard Gaussian vector).
-fn unit_direction<R: Rng + ?Sized>(dim: usize, rng: &mut R) -> Vec<f64> {
-    loop {
-        let g: Vec<f64> = (0..dim).map(|_| StandardNormal.sample(rng)).collect();
-        let norm = g.iter().map(|x| x * x).sum::<f64>().sqrt();
-        if norm > 0.0 {
-            return g.into_iter().map(|x| x / norm).collect();
-        }
-    }
 }
 
 /// How the operator-norm quantiles are computed (MATH.md 5.2, step 3).

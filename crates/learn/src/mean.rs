@@ -1,22 +1,27 @@
 //! The private, robust mean of a Gaussian with identity covariance (MATH.md 5.1):
-//! `J` stages of the CM exponential mechanism, each re-centred at the previous release
-//! inside a shrinking ball, with the data-independent plan of [`crate::schedule`].
+//! `J` stages, each re-centred at the previous release inside a shrinking ball, with the
+//! data-independent plan of [`crate::schedule`]: each stage is the CM exponential mechanism
+//! or, where the plan finds it more accurate (while the ball is large), an additive stage
+//! (the projected mean plus norm noise, [`crate::norm_noise`]).
 //!
 //! Before each stage's score sees them, the records are projected onto the public ball
 //! `B(c_j, projection_radius_j)` of the plan ([`crate::projection`]), so that no record, however
 //! far, can make a solve fail.
 //!
-//! Privacy: each stage is an `eps/J`-DP release ([`sosdp_sampler::release`]) of a score whose
-//! centre and domain are the previous stage's release and the public plan, so the estimate is
+//! Privacy: each stage is an `eps/J`-DP release (the exponential mechanism of
+//! [`sosdp_sampler::release`], or the projected mean, of l2 sensitivity
+//! `2 projection_radius / n`, plus norm noise of scale `sensitivity / (eps / J)`) whose centre
+//! and domain are the previous stage's release and the public plan, so the estimate is
 //! `eps`-DP by composition. A fit returns the public [`MeanRelease`] and separate
 //! [`Diagnostics`] (anchor scores, sampler records, times) that depend on the data and are
 //! **not** covered by the guarantee ([`crate::release`]).
 use crate::LearnError;
 use crate::learner::{Learner, Plan};
+use crate::norm_noise;
 use crate::privacy::{Privacy, seeded_rng};
-use crate::projection::project_rows;
+use crate::projection::{project_onto_ball, project_rows};
 use crate::release::{AccuracyBound, Diagnostics, Fit, Release, StageRelease, StepDiagnostics};
-use crate::schedule::{Constants, Schedule, schedule};
+use crate::schedule::{Constants, Schedule, StageMechanism, schedule};
 use crate::stage::{CmStage, run_cm_stage};
 use nalgebra::{DMatrix, DVector};
 use sosdp_sampler::Progress;
@@ -57,6 +62,9 @@ pub struct MeanSettings {
     /// on `|Cov - I|_op` of the whitened clean records; every stage's `Gamma` widens by `s`
     /// (default 0: identity covariance).
     pub covariance_error: f64,
+    /// Whether the plan may use additive stages (MATH.md 5.1: the projected mean plus norm
+    /// noise) where their accuracy is better than CM's (default true; false: CM stages only).
+    pub additive_stages: bool,
 }
 
 impl Default for MeanSettings {
@@ -64,6 +72,7 @@ impl Default for MeanSettings {
         MeanSettings {
             constants: Constants::default(),
             covariance_error: 0.0,
+            additive_stages: true,
         }
     }
 }
@@ -96,7 +105,7 @@ impl PrivateMean {
     /// The plan for validated settings.
     fn schedule(&self, n: usize, d: usize) -> Result<Schedule, LearnError> {
         let p = &self.privacy;
-        schedule(n, d, p.epsilon, self.radius, p.corruption, p.beta, self.settings.covariance_error, &self.settings.constants).ok_or_else(|| {
+        schedule(n, d, p.epsilon, self.radius, p.corruption, p.beta, self.settings.covariance_error, &self.settings.constants, self.settings.additive_stages).ok_or_else(|| {
             LearnError::TooFewSamples(format!(
                 "with n = {n} records in dimension {d}, eps = {}, R = {} and corruption {} no stage improves on the prior radius",
                 p.epsilon, self.radius, p.corruption
@@ -190,24 +199,33 @@ impl Learner for PrivateMean {
         for (j, stage) in plan.stages.iter().enumerate() {
             // The stage's score sees only records projected onto its public ball.
             let projected = project_rows(data, &centre, stage.projection_radius);
-            let cm = CmStage {
-                centre: &centre,
-                radius: stage.radius,
-                gamma: stage.gamma,
-                epsilon: stage.epsilon,
-                sampler: self.privacy.sampler,
-            };
-            let out = run_cm_stage(&projected, &cm, None, &mut rng, &mut |p| progress(j, p))?;
             let step = format!("mean stage {}", j + 1);
+            let theta = match stage.mechanism {
+                StageMechanism::Cm { gamma, .. } => {
+                    let cm = CmStage {
+                        centre: &centre,
+                        radius: stage.radius,
+                        gamma,
+                        epsilon: stage.epsilon,
+                        sampler: self.privacy.sampler,
+                    };
+                    let out =
+                        run_cm_stage(&projected, &cm, None, &mut rng, &mut |p| progress(j, p))?;
+                    diagnostics.steps.push(StepDiagnostics {
+                        step: step.clone(),
+                        record: out.record,
+                    });
+                    out.theta
+                }
+                StageMechanism::Additive { noise_scale, .. } => {
+                    additive_release(&projected, &centre, stage.radius, noise_scale, &mut rng)
+                }
+            };
             stage_releases.push(StageRelease {
-                step: step.clone(),
-                release: out.theta.clone(),
-            });
-            diagnostics.steps.push(StepDiagnostics {
                 step,
-                record: out.record,
+                release: theta.clone(),
             });
-            centre = out.theta;
+            centre = theta;
         }
         diagnostics.elapsed_s = clock.elapsed().as_secs_f64();
         let accuracy = vec![self.accuracy_bound(&plan)];
@@ -223,4 +241,26 @@ impl Learner for PrivateMean {
             diagnostics,
         })
     }
+}
+
+/// An additive stage (MATH.md 5.1): the mean of the (projected) records plus norm noise of
+/// scale `noise_scale` ([`norm_noise::sample`]), then projected onto the stage's ball
+/// `B(centre, radius)` (post-processing: the mean lies in the ball on the plan's event, and the
+/// projection onto a convex set containing it never moves the release away from it).
+fn additive_release<R: rand::Rng + ?Sized>(
+    projected: &DMatrix<f64>,
+    centre: &[f64],
+    radius: f64,
+    noise_scale: f64,
+    rng: &mut R,
+) -> Vec<f64> {
+    let n = projected.nrows() as f64;
+    let noise = norm_noise::sample(projected.ncols(), noise_scale, rng);
+    let mut theta: Vec<f64> = projected
+        .column_iter()
+        .zip(&noise)
+        .map(|(column, z)| column.sum() / n + z)
+        .collect();
+    project_onto_ball(&mut theta, centre, radius);
+    theta
 }

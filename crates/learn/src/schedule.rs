@@ -12,12 +12,26 @@
 //! B = delta_n + r_j^2 + eta' (1 + log(1/eta')),
 //! ```
 //!
-//! with `delta_n` the sampling slack of `Gamma_j = (1 + delta_n + r_j^2) I`. Among schedules
+//! with `delta_n` the sampling slack of `Gamma_j = (1 + delta_n + r_j^2) I`.
+//!
+//! **Additive stages** (MATH.md 5.1). A stage may instead release the mean of the records
+//! projected onto `B(c_j, r_j + rho_n)` plus norm noise of scale `Delta / eps_j`,
+//! `Delta = 2 (r_j + rho_n) / n` ([`crate::norm_noise`]): pure `eps_j`-DP, with accuracy
+//! `t_j + 2 eta0 (r_j + rho_n) + sqrt(d / n) + sqrt(2 log(2 / beta_j) / n)` (the noise radius
+//! exceeded with probability `beta_j / 2`, the bias of `eta0 n` replaced records, the clean
+//! mean's deviation with probability `beta_j / 2`; `beta_j = beta / J`). No constant is
+//! calibrated here: the bound is the mechanism's own. Each stage uses the mechanism with the
+//! smaller accuracy, chosen before the data are read; the additive one wins while `r_j` is
+//! large (its error grows like `r_j d / (eps_j n)`, CM's like `sqrt(eta') r_j`), CM once the
+//! corruption bias or the noise dominates.
+//!
+//! Among schedules
 //! in which every stage at least halves the radius, the number of stages `J <= max_stages` is
 //! the smallest whose final radius is within a factor `1 + stage_tolerance` of the best one
 //! (each stage costs a full mechanism run, and fewer stages leave more eps per stage). The
 //! constants are [`Constants`], calibrated in docs/calibration.md; privacy never depends on
 //! them, only accuracy and running time do.
+use crate::norm_noise::radius_quantile;
 use crate::projection::clean_radius;
 use serde::Serialize;
 
@@ -65,25 +79,51 @@ impl Default for Constants {
     }
 }
 
+/// How a planned stage releases its centre, with the terms of its accuracy bound.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum StageMechanism {
+    /// The CM exponential mechanism (MATH.md 1, 2.1) over the stage's ball.
+    Cm {
+        /// `Gamma = gamma I`.
+        gamma: f64,
+        /// The score bound `k*` of the release (Lemma 2.1).
+        score_bound: f64,
+        /// The bound's deviation term before the safety factor (what calibration measures
+        /// errors against): the stage's accuracy is `min(safety * deviation + floor, radius)`.
+        deviation: f64,
+    },
+    /// The mean of the projected records plus norm noise (MATH.md 5.1, additive stages):
+    /// pure eps_j-DP without halving; accuracy `noise_bound + corruption_bias + sampling`.
+    Additive {
+        /// The noise's scale `Delta / eps_j`, `Delta = 2 projection_radius / n` the l2
+        /// sensitivity of the projected mean ([`crate::norm_noise`]).
+        noise_scale: f64,
+        /// The noise radius exceeded with probability `beta_j / 2`.
+        noise_bound: f64,
+        /// `2 eta0 projection_radius`: how far `eta0 n` replaced records can move the
+        /// projected mean.
+        corruption_bias: f64,
+        /// The clean records' mean's distance to `mu`, exceeded with probability `beta_j / 2`:
+        /// `sqrt(1 + excess) (sqrt(d / n) + sqrt(2 log(2 / beta_j) / n))`.
+        sampling: f64,
+    },
+}
+
 /// One planned stage.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct PlannedStage {
     /// The stage's share `eps / J` of eps.
     pub epsilon: f64,
-    /// Radius of the stage's domain ball.
+    /// Radius of the stage's domain ball (the release is in `B(centre, radius)`).
     pub radius: f64,
-    /// `Gamma = gamma I`.
-    pub gamma: f64,
-    /// The score bound `k*` of the release (Lemma 2.1).
-    pub score_bound: f64,
-    /// The accuracy bound of the release (the next stage's radius):
-    /// `min(safety * deviation + floor, radius)`.
+    /// The stage's mechanism and the terms of its bound: chosen by the plan as the one with the
+    /// smaller accuracy (additive stages win while the radius is large).
+    pub mechanism: StageMechanism,
+    /// The accuracy bound of the release (the next stage's radius), at most `radius`.
     pub accuracy: f64,
-    /// The bound's deviation term before the safety factor (what calibration measures
-    /// errors against).
-    pub deviation: f64,
-    /// Every record is projected onto `B(centre, projection_radius)` before the stage's score
-    /// sees it ([`crate::projection`]): `radius + sqrt(1 + excess) rho_n`, with
+    /// Every record is projected onto `B(centre, projection_radius)` before the stage sees it
+    /// ([`crate::projection`]): `radius + sqrt(1 + excess) rho_n`, with
     /// `rho_n = sqrt(d) + sqrt(2 log(4 n / beta))`, holds the clean records with probability
     /// `1 - beta / 4` when the centre is within `radius` of the mean.
     pub projection_radius: f64,
@@ -117,30 +157,61 @@ fn plan(
     c: &Constants,
     delta_n: f64,
     spread: f64,
+    excess: f64,
+    additive: bool,
 ) -> Option<Schedule> {
     let rho = c.rho_scale * (d / n).sqrt();
     let floor = c.floor_scale * (d / n).sqrt();
     let eps_j = epsilon / stages as f64;
+    let beta_j = beta / stages as f64;
     let mut r = radius;
     let mut out = Vec::with_capacity(stages);
     for _ in 0..stages {
         let k_star = 2.0 / eps_j * (d * (r / rho).max(1.0).ln() + (stages as f64 / beta).ln());
         let eta = eta0 + k_star / n;
-        if eta >= 0.5 {
-            return None;
-        }
-        let log_inv = (1.0 / eta).ln();
-        let b = delta_n + r * r + eta * (1.0 + log_inv);
-        let deviation = (eta * b).sqrt() + eta * b.sqrt() + eta * log_inv.sqrt();
-        let next = (c.safety * deviation + floor).min(r);
+        let cm = (eta < 0.5).then(|| {
+            let log_inv = (1.0 / eta).ln();
+            let b = delta_n + r * r + eta * (1.0 + log_inv);
+            let deviation = (eta * b).sqrt() + eta * b.sqrt() + eta * log_inv.sqrt();
+            let mechanism = StageMechanism::Cm {
+                gamma: 1.0 + delta_n + r * r,
+                score_bound: k_star,
+                deviation,
+            };
+            ((c.safety * deviation + floor).min(r), mechanism)
+        });
+        let projection_radius = r + spread;
+        let additive = additive.then(|| {
+            let noise_scale = 2.0 * projection_radius / (n * eps_j);
+            let noise_bound = radius_quantile(d as usize, noise_scale, 0.5 * beta_j);
+            let corruption_bias = 2.0 * eta0 * projection_radius;
+            let sampling =
+                (1.0 + excess).sqrt() * ((d / n).sqrt() + (2.0 * (2.0 / beta_j).ln() / n).sqrt());
+            let mechanism = StageMechanism::Additive {
+                noise_scale,
+                noise_bound,
+                corruption_bias,
+                sampling,
+            };
+            ((noise_bound + corruption_bias + sampling).min(r), mechanism)
+        });
+        let (next, mechanism) = match (cm, additive) {
+            (Some(a), Some(b)) => {
+                if b.0 < a.0 {
+                    b
+                } else {
+                    a
+                }
+            }
+            (Some(a), None) | (None, Some(a)) => a,
+            (None, None) => return None,
+        };
         out.push(PlannedStage {
             epsilon: eps_j,
             radius: r,
-            gamma: 1.0 + delta_n + r * r,
-            score_bound: k_star,
+            mechanism,
             accuracy: next,
-            deviation,
-            projection_radius: r + spread,
+            projection_radius,
         });
         if out.len() < stages && next > 0.5 * r {
             return None;
@@ -170,6 +241,7 @@ pub fn schedule(
     beta: f64,
     excess: f64,
     c: &Constants,
+    additive: bool,
 ) -> Option<Schedule> {
     let (nf, df) = (n as f64, d as f64);
     let spread = (1.0 + excess).sqrt() * clean_radius(n, d, 0.25 * beta);
@@ -182,7 +254,11 @@ pub fn schedule(
             0.0
         };
     let plans: Vec<Schedule> = (1..=c.max_stages.max(1))
-        .filter_map(|j| plan(nf, df, epsilon, radius, eta0, beta, j, c, delta_n, spread))
+        .filter_map(|j| {
+            plan(
+                nf, df, epsilon, radius, eta0, beta, j, c, delta_n, spread, excess, additive,
+            )
+        })
         .filter(|s| s.accuracy() < radius)
         .collect();
     let best = plans
