@@ -1,6 +1,7 @@
 //! The private, robust mean (MATH.md 5.1) of a CSV file through the library API:
 //! `PrivateMean::new(Privacy::new(eps).corruption(eta).seed(s), R).fit(&data)`, then the estimate, the
-//! public per-stage plan (eps, radius, Gamma = G I, score and accuracy bounds), the stage
+//! public per-stage plan (eps, radius, mechanism: CM with Gamma = G I and its score bound, or
+//! additive with its noise scale; accuracy bound), the stage
 //! centres and releases, and the elapsed time.
 //!
 //! ```sh

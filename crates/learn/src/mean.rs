@@ -132,7 +132,10 @@ impl PrivateMean {
             bound: Some(plan.accuracy()),
             probability: 1.0 - self.privacy.beta,
             assumptions,
-            basis: "MATH 2.1 property 3 with calibrated constants (docs/calibration.md), for the exact mechanism".into(),
+            basis: match plan.stages.last().map(|s| s.mechanism) {
+                Some(StageMechanism::Additive { .. }) => "MATH 5.1 (additive stage: noise quantile, corruption bias and sampling), for the exact mechanism".into(),
+                _ => "MATH 2.1 property 3 with calibrated constants (docs/calibration.md), for the exact mechanism".into(),
+            },
             unavailable: None,
         }
     }
