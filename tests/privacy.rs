@@ -17,11 +17,11 @@ use std::time::Instant;
 
 #[path = "../crates/sampler/tests/common/mod.rs"]
 mod common;
-use common::exact_law::{
-    binned, cell_cdf, chi_square, chi2_quantile, chi2_sf, exact_cell_law, histogram,
-    largest_log_ratio, noncentral_chi2_sf, noncentrality,
+mod exact_law;
+use exact_law::{
+    assert_binned_privacy_loss, assert_fits_exact_law, assert_rejects_variant, binned,
+    exact_cell_law, largest_log_ratio,
 };
-use common::{ks_one, ks_p_value};
 
 // ----- the learner's single stage and its exact law ----------------------------------------
 
@@ -246,60 +246,22 @@ fn single_stage_private_mean_matches_its_exact_law_and_is_epsilon_private() {
             xs.iter().all(|x| x.abs() <= radius),
             "a release outside the domain"
         );
-        let h = histogram(xs, radius, bins);
-        let chi = chi_square(&h, &exact[k]);
-        let p = chi2_sf(chi.statistic, chi.df);
-        let power = noncentral_chi2_sf(
-            chi2_quantile(alpha, chi.df),
-            chi.df,
-            count as f64 * 0.15f64.powi(2),
-        );
-        let d = ks_one(xs, cell_cdf(&cell_laws[k], radius));
-        let ks_p = ks_p_value(d, xs.len() as f64);
-        println!(
-            "dataset {k}: chi-square {:.2} on {} df, p = {p:.3} (power {power:.3} at level {alpha} against w = 0.15); KS D = {d:.4}, p = {ks_p:.3}",
-            chi.statistic, chi.df
-        );
-        assert!(
-            power >= 0.9,
-            "the chi-square test is too weak: power {power}"
-        );
-        assert!(
-            p >= alpha,
-            "dataset {k}: the learner's releases disagree with the exact law (chi-square p = {p})"
-        );
-        assert!(
-            ks_p >= alpha,
-            "dataset {k}: the learner's releases disagree with the exact law (KS p = {ks_p})"
+        assert_fits_exact_law(
+            &format!("dataset {k}"),
+            xs,
+            &exact[k],
+            &cell_laws[k],
+            radius,
+            bins,
+            alpha,
         );
     }
-    let (h0, h1) = (
-        histogram(&draws[0], radius, bins),
-        histogram(&draws[1], radius, bins),
-    );
-    let (mut largest, mut checked): (f64, usize) = (0.0, 0);
-    for b in 0..bins {
-        let (c0, c1) = (h0[b], h1[b]);
-        if c0 >= 50.0 && c1 >= 50.0 {
-            let loss = (c0 / c1).ln();
-            let se = (1.0 / c0 + 1.0 / c1).sqrt();
-            println!(
-                "bin {b:2}: counts {c0} / {c1}, log ratio {loss:+.3} (exact {:+.3}), allowed {:.3}",
-                (exact[0][b] / exact[1][b]).ln(),
-                epsilon + 3.0 * se
-            );
-            assert!(
-                loss.abs() <= epsilon + 3.0 * se,
-                "bin {b}: empirical privacy loss {loss} > eps + 3 SE"
-            );
-            largest = largest.max(loss.abs());
-            checked += 1;
-        }
-    }
-    println!("largest empirical |log ratio| {largest:.3} over {checked} bins");
-    assert!(
-        checked >= 4 && largest >= epsilon / 4.0,
-        "vacuous empirical check: {checked} bins, largest {largest}"
+    assert_binned_privacy_loss(
+        [&draws[0], &draws[1]],
+        [&exact[0], &exact[1]],
+        radius,
+        bins,
+        epsilon,
     );
 
     // The learner without the halving is rejected.
@@ -311,33 +273,15 @@ fn single_stage_private_mean_matches_its_exact_law_and_is_epsilon_private() {
             broken_count,
             500_000 + 100_000 * k as u64,
         );
-        let h = histogram(&xs, radius, bins);
-        let chi = chi_square(&h, &exact[k]);
-        let p = chi2_sf(chi.statistic, chi.df);
-        let lambda = noncentrality(
-            &chi.groups,
+        assert_rejects_variant(
+            &format!("without halving, dataset {k}"),
+            &xs,
             &exact[k],
             &exact_broken[k],
-            broken_count as f64,
-        );
-        let power = noncentral_chi2_sf(chi2_quantile(rejection, chi.df), chi.df, lambda);
-        let own = chi_square(&h, &exact_broken[k]);
-        let p_own = chi2_sf(own.statistic, own.df);
-        println!(
-            "without halving, dataset {k}: against the correct law chi-square {:.1} on {} df, p = {p:.2e} (exact non-centrality {lambda:.1}, power {power:.6} at level {rejection}); against its own exact law p = {p_own:.3}",
-            chi.statistic, chi.df
-        );
-        assert!(
-            power >= 0.999,
-            "the rejection is not assured: power {power}"
-        );
-        assert!(
-            p < rejection,
-            "dataset {k}: a learner sampling at eps was not rejected: p = {p}"
-        );
-        assert!(
-            p_own >= alpha,
-            "dataset {k}: the variant's fits disagree with its own exact law: p = {p_own}"
+            radius,
+            bins,
+            rejection,
+            alpha,
         );
     }
     println!("total {:.1} s", clock.elapsed().as_secs_f64());

@@ -8,12 +8,14 @@
 //! that forgot the halving would draw), so the test demonstrates its own power.
 #[path = "../crates/sampler/tests/common/mod.rs"]
 mod common;
-use common::exact_law::{
-    binned, cell_cdf, chi_square, chi2_quantile, chi2_sf, exact_cell_law, histogram,
-    largest_log_ratio, ln_gamma, noncentral_chi2_sf, noncentrality,
+mod exact_law;
+use common::rng;
+use exact_law::{
+    assert_binned_privacy_loss, assert_fits_exact_law, assert_rejects_variant, binned,
+    exact_cell_law, histogram, largest_log_ratio, noncentral_chi2_sf,
 };
-use common::{ks_one, ks_p_value, rng};
 use nalgebra::DMatrix;
+use sosdp::learn::special::{chi_square_quantile, chi_square_upper, ln_gamma};
 use sosdp_eval::{Adversary, CorruptedSample};
 use sosdp_sampler::{Ball, ConvexBody, Ellipsoid, Intersection, MechanismSettings, Start, release};
 use sosdp_score::{BallDomain, CertifiedMean, FastCm, ScoreOracle};
@@ -254,58 +256,22 @@ fn release_is_epsilon_private_on_neighbouring_datasets_and_rejects_a_missing_hal
     );
     let alpha = 1e-3;
     for (k, xs) in draws.iter().enumerate() {
-        let h = histogram(xs, 1.0, bins);
-        let chi = chi_square(&h, &exact[k]);
-        let p = chi2_sf(chi.statistic, chi.df);
-        let critical = chi2_quantile(alpha, chi.df);
-        let power = noncentral_chi2_sf(critical, chi.df, count as f64 * 0.15f64.powi(2));
-        let d = ks_one(xs, cell_cdf(&cell_laws[k], 1.0));
-        let ks_p = ks_p_value(d, xs.len() as f64);
-        println!(
-            "dataset {k}: chi-square {:.2} on {} df, p = {p:.3} (power {power:.3} at level {alpha} against w = 0.15); KS D = {d:.4}, p = {ks_p:.3}",
-            chi.statistic, chi.df
-        );
-        assert!(
-            power >= 0.9,
-            "the chi-square test is too weak: power {power}"
-        );
-        assert!(
-            p >= alpha,
-            "dataset {k}: releases disagree with the exact law (chi-square p = {p})"
-        );
-        assert!(
-            ks_p >= alpha,
-            "dataset {k}: releases disagree with the exact law (KS p = {ks_p})"
+        assert_fits_exact_law(
+            &format!("dataset {k}"),
+            xs,
+            &exact[k],
+            &cell_laws[k],
+            1.0,
+            bins,
+            alpha,
         );
     }
-    let (h0, h1) = (
-        histogram(&draws[0], 1.0, bins),
-        histogram(&draws[1], 1.0, bins),
-    );
-    let mut largest: f64 = 0.0;
-    let mut checked = 0;
-    for b in 0..bins {
-        let (c0, c1) = (h0[b], h1[b]);
-        if c0 >= 50.0 && c1 >= 50.0 {
-            let loss = (c0 / c1).ln();
-            let se = (1.0 / c0 + 1.0 / c1).sqrt();
-            println!(
-                "bin {b:2}: counts {c0} / {c1}, log ratio {loss:+.3} (exact {:+.3}), allowed {:.3}",
-                (exact[0][b] / exact[1][b]).ln(),
-                epsilon + 3.0 * se
-            );
-            assert!(
-                loss.abs() <= epsilon + 3.0 * se,
-                "bin {b}: empirical privacy loss {loss} > eps + 3 SE"
-            );
-            largest = largest.max(loss.abs());
-            checked += 1;
-        }
-    }
-    println!("largest empirical |log ratio| {largest:.3} over {checked} bins");
-    assert!(
-        checked >= 4 && largest >= epsilon / 4.0,
-        "vacuous empirical check: {checked} bins, largest {largest}"
+    assert_binned_privacy_loss(
+        [&draws[0], &draws[1]],
+        [&exact[0], &exact[1]],
+        1.0,
+        bins,
+        epsilon,
     );
 
     // (c) the broken variant: release() asked for 2 eps, i.e. sampling at eps.
@@ -323,37 +289,15 @@ fn release_is_epsilon_private_on_neighbouring_datasets_and_rejects_a_missing_hal
     });
     let rejection = 1e-6;
     for (k, xs) in broken.iter().enumerate() {
-        let h = histogram(xs, 1.0, bins);
-        let against_correct = chi_square(&h, &exact[k]);
-        let p = chi2_sf(against_correct.statistic, against_correct.df);
-        let lambda = noncentrality(
-            &against_correct.groups,
+        assert_rejects_variant(
+            &format!("broken variant, dataset {k}"),
+            xs,
             &exact[k],
             &exact_broken[k],
-            broken_count as f64,
-        );
-        let power = noncentral_chi2_sf(
-            chi2_quantile(rejection, against_correct.df),
-            against_correct.df,
-            lambda,
-        );
-        let against_own = chi_square(&h, &exact_broken[k]);
-        let p_own = chi2_sf(against_own.statistic, against_own.df);
-        println!(
-            "broken variant, dataset {k}: against the correct law chi-square {:.1} on {} df, p = {p:.2e} (exact non-centrality {lambda:.1}, power {power:.6} at level {rejection}); against its own exact law p = {p_own:.3}",
-            against_correct.statistic, against_correct.df
-        );
-        assert!(
-            power >= 0.999,
-            "the rejection of the broken variant is not assured: power {power}"
-        );
-        assert!(
-            p < rejection,
-            "dataset {k}: the broken variant (no halving) was not rejected: p = {p}"
-        );
-        assert!(
-            p_own >= alpha,
-            "dataset {k}: the broken variant's draws disagree with its own exact law: p = {p_own}"
+            1.0,
+            bins,
+            rejection,
+            alpha,
         );
     }
     let (b0, b1) = (
@@ -374,19 +318,19 @@ fn release_is_epsilon_private_on_neighbouring_datasets_and_rejects_a_missing_hal
     println!("total {:.1} s", clock.elapsed().as_secs_f64());
 }
 
-/// The statistics helpers against known values: `Q(a, x)`, chi-square tails and quantiles,
-/// the non-central tail (mean and a textbook value).
+/// The statistics the tests use against known values: chi-square tails and quantiles (the
+/// library's `special`), the non-central tail (mean and a textbook value), `ln Gamma`.
 #[test]
 fn statistics_helpers_are_correct() {
     // P(chi2_1 > 3.841459) = 0.05, P(chi2_10 > 18.307038) = 0.05, P(chi2_2 > x) = e^{-x/2}.
-    assert!((chi2_sf(3.841_459, 1.0) - 0.05).abs() < 1e-6);
-    assert!((chi2_sf(18.307_038, 10.0) - 0.05).abs() < 1e-6);
-    assert!((chi2_sf(7.0, 2.0) - (-3.5f64).exp()).abs() < 1e-12);
-    assert!((chi2_quantile(0.001, 15.0) - 37.697_3).abs() < 1e-3);
+    assert!((chi_square_upper(1.0, 3.841_459) - 0.05).abs() < 1e-6);
+    assert!((chi_square_upper(10.0, 18.307_038) - 0.05).abs() < 1e-6);
+    assert!((chi_square_upper(2.0, 7.0) - (-3.5f64).exp()).abs() < 1e-12);
+    assert!((chi_square_quantile(15.0, 0.999) - 37.697_3).abs() < 1e-3);
     // Non-central: lambda = 0 gives the central tail; the 5% test on 1 df against
     // lambda = 3.841459 * ... : power of a two-sided z-test with shift 2 is
     // P(|Z + 2| > 1.96) = 0.51599.
-    assert!((noncentral_chi2_sf(3.0, 4.0, 0.0) - chi2_sf(3.0, 4.0)).abs() < 1e-12);
+    assert!((noncentral_chi2_sf(3.0, 4.0, 0.0) - chi_square_upper(4.0, 3.0)).abs() < 1e-12);
     assert!((noncentral_chi2_sf(3.841_459, 1.0, 4.0) - 0.515_999).abs() < 1e-4);
     assert!((ln_gamma(10.0) - 362_880f64.ln()).abs() < 1e-10);
 }

@@ -1,80 +1,11 @@
-//! Exact laws of one-dimensional CM releases by quadrature, and the chi-square statistics that
-//! compare release histograms with them (shared by the privacy tests of the sampler on a CM
-//! oracle, tests/sampler_privacy.rs, which checks them against known values, and
-//! of the learner, tests/privacy.rs).
-
-/// `ln Gamma(x)`, x > 0 (Lanczos, g = 7, 9 terms; relative error below 1e-13).
-pub fn ln_gamma(x: f64) -> f64 {
-    const C: [f64; 9] = [
-        0.999_999_999_999_809_9,
-        676.520_368_121_885_1,
-        -1_259.139_216_722_402_8,
-        771.323_428_777_653_1,
-        -176.615_029_162_140_6,
-        12.507_343_278_686_905,
-        -0.138_571_095_265_720_12,
-        9.984_369_578_019_572e-6,
-        1.505_632_735_149_311_6e-7,
-    ];
-    if x < 0.5 {
-        return (std::f64::consts::PI / (std::f64::consts::PI * x).sin()).ln() - ln_gamma(1.0 - x);
-    }
-    let x = x - 1.0;
-    let t = x + 7.5;
-    let a = C[0] + (1..9).map(|i| C[i] / (x + i as f64)).sum::<f64>();
-    0.5 * (2.0 * std::f64::consts::PI).ln() + (x + 0.5) * t.ln() - t + a.ln()
-}
-
-/// Regularised upper incomplete gamma `Q(a, x) = Gamma(a, x) / Gamma(a)` (series below
-/// `a + 1`, Lentz's continued fraction above).
-pub fn gamma_q(a: f64, x: f64) -> f64 {
-    if x <= 0.0 {
-        return 1.0;
-    }
-    let front = (-x + a * x.ln() - ln_gamma(a)).exp();
-    if x < a + 1.0 {
-        let (mut sum, mut term, mut ap) = (1.0 / a, 1.0 / a, a);
-        for _ in 0..10_000 {
-            ap += 1.0;
-            term *= x / ap;
-            sum += term;
-            if term.abs() < sum.abs() * 1e-16 {
-                break;
-            }
-        }
-        (1.0 - sum * front).max(0.0)
-    } else {
-        let tiny = 1e-300;
-        let mut b = x + 1.0 - a;
-        let mut c = 1.0 / tiny;
-        let mut d = 1.0 / b;
-        let mut h = d;
-        for i in 1..10_000 {
-            let an = -(i as f64) * (i as f64 - a);
-            b += 2.0;
-            d = an * d + b;
-            if d.abs() < tiny {
-                d = tiny;
-            }
-            c = b + an / c;
-            if c.abs() < tiny {
-                c = tiny;
-            }
-            d = 1.0 / d;
-            let delta = d * c;
-            h *= delta;
-            if (delta - 1.0).abs() < 1e-16 {
-                break;
-            }
-        }
-        front * h
-    }
-}
-
-/// `P(chi2_df > x)`.
-pub fn chi2_sf(x: f64, df: f64) -> f64 {
-    gamma_q(0.5 * df, 0.5 * x)
-}
+//! Exact laws of one-dimensional CM releases by quadrature, the chi-square statistics that
+//! compare release histograms with them, and the three checks both privacy tests make (of the
+//! sampler's entry point, tests/sampler_privacy.rs, which also checks the statistics against
+//! known values, and of the learner, tests/privacy.rs): goodness of fit to the exact law, the
+//! empirical binned privacy loss, and the rejection of a variant that samples at eps. The
+//! chi-square tail and quantile and `ln Gamma` are the library's ([`sosdp::learn::special`]).
+use crate::common::{ks_one, ks_p_value};
+use sosdp::learn::special::{chi_square_quantile, chi_square_upper, ln_gamma};
 
 /// `P(chi2_df(lambda) > x)` for the non-central chi-square (Poisson mixture of central ones).
 pub fn noncentral_chi2_sf(x: f64, df: f64, lambda: f64) -> f64 {
@@ -83,24 +14,10 @@ pub fn noncentral_chi2_sf(x: f64, df: f64, lambda: f64) -> f64 {
     (0..=jmax)
         .map(|j| {
             let log_w = -mu + j as f64 * mu.max(1e-300).ln() - ln_gamma(j as f64 + 1.0);
-            log_w.exp() * chi2_sf(x, df + 2.0 * j as f64)
+            log_w.exp() * chi_square_upper(df + 2.0 * j as f64, x)
         })
         .sum::<f64>()
         .min(1.0)
-}
-
-/// The `1 - alpha` quantile of `chi2_df` (bisection).
-pub fn chi2_quantile(alpha: f64, df: f64) -> f64 {
-    let (mut lo, mut hi) = (0.0, 10.0 * df + 200.0);
-    for _ in 0..200 {
-        let mid = 0.5 * (lo + hi);
-        if chi2_sf(mid, df) > alpha {
-            lo = mid
-        } else {
-            hi = mid
-        }
-    }
-    0.5 * (lo + hi)
 }
 
 /// Pearson's chi-square of `counts` against the probabilities `p` after merging adjacent
@@ -253,4 +170,135 @@ pub fn largest_log_ratio(p: &[f64], q: &[f64], min_mass: f64) -> (f64, usize) {
         .filter(|(_, (a, b))| **a >= min_mass && **b >= min_mass)
         .map(|(k, (a, b))| ((a / b).ln().abs(), k))
         .fold((0.0, 0), |m, x| if x.0 > m.0 { x } else { m })
+}
+
+/// Goodness of fit of the draws `xs` (in `[-radius, radius]`) to their exact law (`exact` over
+/// `bins` bins, `cell_law` over the quadrature cells): chi-square, whose power against an
+/// effect size `w = 0.15` at level `alpha` must be at least 0.9, and Kolmogorov–Smirnov, both
+/// at level `alpha`.
+pub fn assert_fits_exact_law(
+    label: &str,
+    xs: &[f64],
+    exact: &[f64],
+    cell_law: &[f64],
+    radius: f64,
+    bins: usize,
+    alpha: f64,
+) {
+    let h = histogram(xs, radius, bins);
+    let chi = chi_square(&h, exact);
+    let p = chi_square_upper(chi.df, chi.statistic);
+    let power = noncentral_chi2_sf(
+        chi_square_quantile(chi.df, 1.0 - alpha),
+        chi.df,
+        xs.len() as f64 * 0.15f64.powi(2),
+    );
+    let d = ks_one(xs, cell_cdf(cell_law, radius));
+    let ks_p = ks_p_value(d, xs.len() as f64);
+    println!(
+        "{label}: chi-square {:.2} on {} df, p = {p:.3} (power {power:.3} at level {alpha} against w = 0.15); KS D = {d:.4}, p = {ks_p:.3}",
+        chi.statistic, chi.df
+    );
+    assert!(
+        power >= 0.9,
+        "the chi-square test is too weak: power {power}"
+    );
+    assert!(
+        p >= alpha,
+        "{label}: the draws disagree with the exact law (chi-square p = {p})"
+    );
+    assert!(
+        ks_p >= alpha,
+        "{label}: the draws disagree with the exact law (KS p = {ks_p})"
+    );
+}
+
+/// The empirical binned privacy loss of draws on two neighbouring datasets: on every bin with at
+/// least 50 draws on both sides, `|log(c_0 / c_1)| <= epsilon + 3 SE`; not vacuous: at least 4
+/// such bins, and the largest ratio at least `epsilon / 4`. `exact` (the exact laws) is printed
+/// beside the counts.
+pub fn assert_binned_privacy_loss(
+    draws: [&[f64]; 2],
+    exact: [&[f64]; 2],
+    radius: f64,
+    bins: usize,
+    epsilon: f64,
+) {
+    let (h0, h1) = (
+        histogram(draws[0], radius, bins),
+        histogram(draws[1], radius, bins),
+    );
+    let (mut largest, mut checked): (f64, usize) = (0.0, 0);
+    for b in 0..bins {
+        let (c0, c1) = (h0[b], h1[b]);
+        if c0 >= 50.0 && c1 >= 50.0 {
+            let loss = (c0 / c1).ln();
+            let se = (1.0 / c0 + 1.0 / c1).sqrt();
+            println!(
+                "bin {b:2}: counts {c0} / {c1}, log ratio {loss:+.3} (exact {:+.3}), allowed {:.3}",
+                (exact[0][b] / exact[1][b]).ln(),
+                epsilon + 3.0 * se
+            );
+            assert!(
+                loss.abs() <= epsilon + 3.0 * se,
+                "bin {b}: empirical privacy loss {loss} > eps + 3 SE"
+            );
+            largest = largest.max(loss.abs());
+            checked += 1;
+        }
+    }
+    println!("largest empirical |log ratio| {largest:.3} over {checked} bins");
+    assert!(
+        checked >= 4 && largest >= epsilon / 4.0,
+        "vacuous empirical check: {checked} bins, largest {largest}"
+    );
+}
+
+/// The rejection of a variant that samples at eps instead of eps/2: its draws `xs` fail the
+/// correct law `exact` at level `rejection`, with power at least 0.999 computed from the exact
+/// non-centrality against the variant's own law `exact_variant`, and fit their own law at
+/// level `alpha` (so the rejection is the halving's doing, not the test's).
+#[allow(clippy::too_many_arguments)]
+pub fn assert_rejects_variant(
+    label: &str,
+    xs: &[f64],
+    exact: &[f64],
+    exact_variant: &[f64],
+    radius: f64,
+    bins: usize,
+    rejection: f64,
+    alpha: f64,
+) {
+    let h = histogram(xs, radius, bins);
+    let against_correct = chi_square(&h, exact);
+    let p = chi_square_upper(against_correct.df, against_correct.statistic);
+    let lambda = noncentrality(
+        &against_correct.groups,
+        exact,
+        exact_variant,
+        xs.len() as f64,
+    );
+    let power = noncentral_chi2_sf(
+        chi_square_quantile(against_correct.df, 1.0 - rejection),
+        against_correct.df,
+        lambda,
+    );
+    let against_own = chi_square(&h, exact_variant);
+    let p_own = chi_square_upper(against_own.df, against_own.statistic);
+    println!(
+        "{label}: against the correct law chi-square {:.1} on {} df, p = {p:.2e} (exact non-centrality {lambda:.1}, power {power:.6} at level {rejection}); against its own exact law p = {p_own:.3}",
+        against_correct.statistic, against_correct.df
+    );
+    assert!(
+        power >= 0.999,
+        "{label}: the rejection is not assured: power {power}"
+    );
+    assert!(
+        p < rejection,
+        "{label}: a variant sampling at eps was not rejected: p = {p}"
+    );
+    assert!(
+        p_own >= alpha,
+        "{label}: the variant's draws disagree with its own exact law: p = {p_own}"
+    );
 }
