@@ -4,13 +4,15 @@
 //! offsets of norm STEP (default 0.2; the first is cold, the rest warm). `G = 101`, `STEP = 5`
 //! resemble the first stage of a fit with radius 10.
 //!
-//! `cargo run --release -p sosdp-eval --example oracle_time -- N D REPS [G] [STEP]`
+//! `AGG = 0` turns off the aggregation of free weights (MATH.md 4.10; default on).
+//!
+//! `cargo run --release -p sosdp-eval --example oracle_time -- N D REPS [G] [STEP] [AGG]`
 use nalgebra::DMatrix;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand_distr::{Distribution, StandardNormal};
 use sosdp_eval::{Adversary, CoordinateMedian, CorruptedSample, MeanEstimator};
-use sosdp_score::{CertifiedMean, FastCm, ScoreOracle};
+use sosdp_score::{CertifiedMean, FastCm, FastSettings};
 use std::time::Instant;
 
 fn main() {
@@ -25,6 +27,14 @@ fn main() {
         arg(2, 3.0) as usize,
     );
     let (gamma, step) = (arg(3, 2.0), arg(4, 0.2));
+    let settings = FastSettings {
+        grouped_rounds: if arg(5, 1.0) == 0.0 {
+            0
+        } else {
+            FastSettings::default().grouped_rounds
+        },
+        ..FastSettings::default()
+    };
     let mut rng = StdRng::seed_from_u64(1);
     let sample = CorruptedSample::identity_covariance(
         &mut rng,
@@ -41,7 +51,8 @@ fn main() {
     let oracle = FastCm::new(
         CertifiedMean::new(&sample.data, &centre, &(DMatrix::identity(d, d) * gamma))
             .expect("problem"),
-    );
+    )
+    .with_settings(settings);
     for k in 0..reps {
         let g: Vec<f64> = (0..d).map(|_| StandardNormal.sample(&mut rng)).collect();
         let norm = g.iter().map(|x: &f64| x * x).sum::<f64>().sqrt();
@@ -51,13 +62,20 @@ fn main() {
             .map(|(c, x)| c + if k == 0 { 0.0 } else { step * x / norm })
             .collect();
         let clock = Instant::now();
-        let eval = oracle.evaluate(&theta).expect("evaluation");
+        let (eval, stats) = oracle
+            .evaluate_detailed(&theta, None)
+            .expect("evaluation");
         println!(
-            "n {n} d {d} evaluation {k}: score {:.2} in [{:.2}, {:.2}], {:.3} s",
+            "n {n} d {d} evaluation {k}: score {:.2} in [{:.2}, {:.2}], {:.3} s, {} rounds ({} grouped), {} iterations, {} free in {} groups",
             eval.score,
             eval.lower,
             eval.upper,
-            clock.elapsed().as_secs_f64()
+            clock.elapsed().as_secs_f64(),
+            stats.rounds,
+            stats.grouped_rounds,
+            stats.iterations,
+            stats.free,
+            stats.groups
         );
     }
 }

@@ -5,15 +5,18 @@
 //! ([`cold_set`]) and warm starts from the previous duals ([`next_set`]).
 //!
 //! - [`fold`]: the active set itself, weights at their bounds folded into constants;
+//! - [`group`]: aggregation of many free weights into groups of equal weight (MATH.md 4.10);
 //! - [`warm`]: the pool of warm-start states;
 //! - [`settings`]: [`FastSettings`], every tolerance and budget of the driver.
 pub mod fold;
+pub mod group;
 pub mod settings;
 pub mod warm;
 
 pub use settings::FastSettings;
 
 use self::fold::{ActiveSet, Origin, Status, classify, classify_keeping, contradicts, margins};
+use self::group::Grouping;
 use crate::ScoreError;
 use crate::ipm::{self, IpmSettings, LmiBlock, Problem, Termination};
 use nalgebra::DMatrix;
@@ -29,6 +32,11 @@ pub struct EvalStats {
     pub rounds: usize,
     /// Free weights in the last reduced problem.
     pub free: usize,
+    /// Group variables the last reduced problem's free weights were aggregated into (0: not
+    /// aggregated; [`group`]).
+    pub groups: usize,
+    /// Reduced problems solved with aggregated weights.
+    pub grouped_rounds: usize,
     /// Folded weights in the last reduced problem.
     pub folded: usize,
     /// Stopped as soon as the bracket decided a membership query.
@@ -145,6 +153,25 @@ impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
         cold_set(self.full, self.settings, self.reduced_ok, self.t0, true)
     }
 
+    /// The aggregation of the free weights of `reduced` ([`group`]), when there are more than
+    /// [`FastSettings::aggregate_free`] of them, the rank of the Newton system's low-rank part
+    /// is at least [`FastSettings::aggregate_rank`], and the set carries margins to group by.
+    fn grouping(&self, set: &ActiveSet, reduced: &Problem) -> Option<Grouping> {
+        let free = set.free();
+        if free.len() <= self.settings.aggregate_free
+            || low_rank(self.full) < self.settings.aggregate_rank
+            || set.margins().len() != self.full.upper.len()
+        {
+            return None;
+        }
+        let m: Vec<f64> = free.iter().map(|&i| set.margins()[i]).collect();
+        if m.iter().all(|&x| x == 0.0) {
+            return None;
+        }
+        debug_assert_eq!(m.len(), reduced.upper.len());
+        Grouping::by_margins(&m, self.settings.group_core)
+    }
+
     /// Each round solves the reduced problem of `set` and hands the expanded weights and the
     /// solution to `accept`; when it declines, the statuses the round's dual contradicts are
     /// freed, the most contradicted first and at most [`repair_budget`] of them (the first
@@ -168,6 +195,7 @@ impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
         let mut stats = EvalStats::default();
         let mut tolerance = self.tolerance.clone();
         let mut late_left = self.settings.late_rederive;
+        let mut grouped_left = self.settings.grouped_rounds;
         let mut estimate = set.estimate();
         let mut guess = set.origin() == Origin::Guess;
         // The first round of the current start (a warm guess may give way to a cold start).
@@ -201,16 +229,39 @@ impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
                 },
                 None => tolerance.clone(),
             };
-            let sol = ipm::solve(&reduced, &a0, self.t0, &round_tolerance, |p| {
-                stop(p, fold_cost)
-            });
+            let grouping = (grouped_left > 0 && round + 1 < self.settings.max_rounds)
+                .then(|| self.grouping(&set, &reduced))
+                .flatten();
+            let sol = match &grouping {
+                Some(g) => {
+                    // The grouped program is a restriction: its primal bounds the score from
+                    // above, its dual objective bounds nothing, so only the upper end may stop.
+                    let (a0, t0) = g.start(&a0, self.t0);
+                    let sol = ipm::solve(&g.apply(&reduced), &a0, &t0, &round_tolerance, |p| {
+                        let upper_only = ipm::IterationReport {
+                            dual_objective: f64::NEG_INFINITY,
+                            ..*p
+                        };
+                        stop(&upper_only, fold_cost)
+                    });
+                    stats.grouped_rounds += 1;
+                    g.expand(&reduced, sol)
+                }
+                None => ipm::solve(&reduced, &a0, self.t0, &round_tolerance, |p| {
+                    stop(p, fold_cost)
+                }),
+            };
             stats.iterations += sol.iterations;
             stats.rounds += 1;
             stats.free = reduced.upper.len();
+            stats.groups = grouping.as_ref().map_or(0, Grouping::groups);
             stats.folded = set.count(Status::Upper);
             let a = set.expand(full, &sol.a);
             if let Some(result) = accept(&set, &a, &sol) {
                 return Some((result, set, sol, stats));
+            }
+            if grouping.is_some() {
+                grouped_left -= 1;
             }
             let m = margins(full, &sol.block_duals, &sol.row_duals);
             let mut contradicted: Vec<usize> = (0..n)
@@ -295,6 +346,10 @@ impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
                     status[i] = Status::Free;
                 }
                 set.update(full, status);
+                set.set_margins(m);
+            } else if grouping.is_some() {
+                // The bracket's width is the Jensen gap of groups straddling the margins' zero
+                // crossing: the next round regroups by this dual's margins.
                 set.set_margins(m);
             } else if loose.is_some() && sol.termination == Termination::Converged {
                 // The loose round's dual contradicts no status: its own classification, solved

@@ -84,6 +84,20 @@ pub struct FastSettings {
     /// Number of recent cuts (affine minorants of CM from the duals of its solves) the fast
     /// CM backend keeps for warm starts and certified outer chord ends. Default 64.
     pub kept_cuts: usize,
+    /// Free weights are aggregated into groups of equal weight (MATH.md 4.10,
+    /// [`crate::active_set::group`]) when a reduced problem has more than `aggregate_free` of
+    /// them ... Default 256.
+    pub aggregate_free: usize,
+    /// ... and the rank `m = sum_b p_b (p_b + 1) / 2` of the Newton system's low-rank part is at
+    /// least `aggregate_rank` (an iteration then costs `m^2` per free weight; below it the
+    /// free weights are cheap). Default 512 (`D >= 31`).
+    pub aggregate_rank: usize,
+    /// Weights on each side of the margins' zero crossing that stay single when aggregating;
+    /// the groups beyond them have `group_core`, `2 group_core`, ... members. Default 8.
+    pub group_core: usize,
+    /// Most aggregated rounds of one evaluation that may fail to certify before the rounds
+    /// solve the free weights one by one; 0 disables aggregation. Default 4.
+    pub grouped_rounds: usize,
 }
 
 impl Default for FastSettings {
@@ -119,6 +133,10 @@ impl Default for FastSettings {
             min_cold_free: 4096,
             anchor_cold_margin: 0.5,
             kept_cuts: 64,
+            aggregate_free: 256,
+            aggregate_rank: 512,
+            group_core: 8,
+            grouped_rounds: 4,
         }
     }
 }
