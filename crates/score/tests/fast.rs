@@ -444,3 +444,49 @@ fn fast_sp_agrees_with_clarabel() {
     }
     assert!(interior >= 6, "too few interior scores ({interior})");
 }
+
+/// Aggregated rounds (MATH.md 4.10) on instances with a tight cluster, with aggregation forced
+/// at small sizes: the certified scores agree with clarabel, and grouped rounds certified a good
+/// share of the evaluations (the accepted round was grouped).
+#[test]
+fn aggregated_rounds_agree_with_clarabel() {
+    use sosdp_score::FastSettings;
+    let settings = FastSettings {
+        aggregate_free: 16,
+        aggregate_rank: 0,
+        group_core: 2,
+        ..FastSettings::default()
+    };
+    let (mut checked, mut grouped) = (0, 0);
+    for (seed, n, d) in [(11u64, 1500usize, 2usize), (12, 2000, 4)] {
+        let data = common::small_data(&mut rng(seed), n, d);
+        let g = 2.0;
+        let cm = sosdp_score::CertifiedMean::new(
+            &data,
+            &vec![0.0; d],
+            &(nalgebra::DMatrix::identity(d, d) * g),
+        )
+        .unwrap();
+        let fast = FastCm::new(cm.clone()).with_settings(settings.clone());
+        let reference = ClarabelCm::new(cm);
+        let mut r = rng(200 + seed);
+        for k in 0..10 {
+            let theta = random_theta(&mut r, d, g, 0.2 + 0.6 * (k as f64) / 10.0);
+            let (a, stats) = fast.evaluate_detailed(&theta, None).unwrap();
+            assert!(!stats.fallback, "{stats:?}");
+            let b = reference.evaluate(&theta).unwrap();
+            assert!(
+                (a.score - b.score).abs() <= 1e-6 * n as f64,
+                "n {n} d {d}: fast {a:?} clarabel {b:?} ({stats:?})"
+            );
+            assert!(a.lower <= b.upper + 1e-9 && b.lower <= a.upper + 1e-9);
+            assert!(a.width() <= 1e-3);
+            checked += 1;
+            if stats.groups > 0 {
+                grouped += 1;
+            }
+        }
+    }
+    assert_eq!(checked, 20);
+    assert!(grouped >= 5, "only {grouped} of 20 evaluations certified by a grouped round");
+}

@@ -180,6 +180,91 @@ impl Grouping {
 #[cfg(test)]
 mod tests {
     use super::Grouping;
+    use crate::dense::weighted_scatter;
+    use crate::ipm::{LmiBlock, Problem, Solution, Termination};
+    use nalgebra::DMatrix;
+    use std::borrow::Cow;
+
+    /// A reduced problem of one packing block (`p = 3`) with `n` weights of varied caps.
+    fn reduced(n: usize) -> Problem<'static> {
+        let points = DMatrix::from_fn(3, n, |r, c| ((r * 7 + c * 13) % 11) as f64 / 5.0 - 1.0);
+        Problem {
+            upper: Cow::Owned((0..n).map(|i| 0.5 + (i % 3) as f64 * 0.25).collect()),
+            cost_a: -1.0,
+            cost_extra: vec![],
+            blocks: vec![LmiBlock {
+                constant: DMatrix::identity(3, 3) * 40.0,
+                sign: 1.0,
+                points: Cow::Owned(points),
+                extra: vec![],
+            }],
+            rows: vec![],
+        }
+    }
+
+    /// The block slack `C - sign sum a_i w_i w_i^T - sum_k t_k T_k` of a problem.
+    fn slack(p: &Problem, a: &[f64], t: &[f64]) -> DMatrix<f64> {
+        let b = &p.blocks[0];
+        let mut s = &b.constant - weighted_scatter(&b.points, a) * b.sign;
+        for (tk, v) in b.extra.iter().zip(t) {
+            s -= tk * *v;
+        }
+        s
+    }
+
+    /// The grouped program's LMI at any `(a_single, t)` is the reduced program's LMI at the
+    /// expanded weights, and its objective the same: the grouped optimum is feasible for the
+    /// reduced program. A variant with each group's centroid in place of its scatter is not.
+    #[test]
+    fn grouped_program_is_the_reduced_one_at_expanded_weights() {
+        let n = 40;
+        let full = reduced(n);
+        let margins: Vec<f64> = (0..n).map(|i| ((i * 7) % n) as f64 - 12.5).collect();
+        let g = Grouping::by_margins(&margins, 2).unwrap();
+        let grouped = g.apply(&full);
+        assert_eq!(grouped.cost_extra.len(), g.groups());
+        assert_eq!(grouped.rows.len(), 2 * g.groups());
+        let a: Vec<f64> = (0..g.singles()).map(|k| 0.1 * (k % 5) as f64).collect();
+        let t: Vec<f64> = (0..g.groups()).map(|k| 0.15 + 0.1 * k as f64).collect();
+        let sol = g.expand(
+            &full,
+            Solution {
+                a: a.clone(),
+                extra: t.clone(),
+                block_duals: vec![],
+                row_duals: vec![0.0; 2 * g.groups()],
+                primal_objective: 0.0,
+                dual_objective: 0.0,
+                iterations: 0,
+                termination: Termination::Converged,
+            },
+        );
+        assert!(sol.extra.is_empty() && sol.row_duals.is_empty());
+        let diff = (slack(&grouped, &a, &t) - slack(&full, &sol.a, &[])).amax();
+        assert!(diff < 1e-12, "LMIs differ by {diff}");
+        let objective = |p: &Problem, a: &[f64], t: &[f64]| {
+            p.cost_a * a.iter().sum::<f64>()
+                + p.cost_extra.iter().zip(t).map(|(c, v)| c * v).sum::<f64>()
+        };
+        assert!((objective(&grouped, &a, &t) - objective(&full, &sol.a, &[])).abs() < 1e-12);
+        // Broken variant: rank-one centroid terms `U_g wbar wbar^T` miss the within-group
+        // scatter, so the same (a, t) is not the reduced program's LMI.
+        let mut broken = grouped.clone();
+        let b = &full.blocks[0];
+        for (tk, members) in broken.blocks[0].extra.iter_mut().zip(&g.groups) {
+            let caps: Vec<f64> = members.iter().map(|&i| full.upper[i]).collect();
+            let mass: f64 = caps.iter().sum();
+            let pts = b.select(members);
+            let centroid = pts
+                .column_iter()
+                .zip(&caps)
+                .fold(nalgebra::DVector::zeros(3), |acc, (c, u)| acc + c * *u)
+                / mass;
+            *tk = &centroid * centroid.transpose() * mass;
+        }
+        let broken_diff = (slack(&broken, &a, &t) - slack(&full, &sol.a, &[])).amax();
+        assert!(broken_diff > 1e-2, "the centroid variant went unnoticed: {broken_diff}");
+    }
 
     #[test]
     fn runs_grow_away_from_the_crossing() {
