@@ -62,9 +62,7 @@ fn main() {
             .map(|(c, x)| c + if k == 0 { 0.0 } else { step * x / norm })
             .collect();
         let clock = Instant::now();
-        let (eval, stats) = oracle
-            .evaluate_detailed(&theta, None)
-            .expect("evaluation");
+        let (eval, stats) = oracle.evaluate_detailed(&theta, None).expect("evaluation");
         println!(
             "n {n} d {d} evaluation {k}: score {:.2} in [{:.2}, {:.2}], {:.3} s, {} rounds ({} grouped), {} iterations, {} free in {} groups",
             eval.score,

@@ -488,5 +488,8 @@ fn aggregated_rounds_agree_with_clarabel() {
         }
     }
     assert_eq!(checked, 20);
-    assert!(grouped >= 5, "only {grouped} of 20 evaluations certified by a grouped round");
+    assert!(
+        grouped >= 5,
+        "only {grouped} of 20 evaluations certified by a grouped round"
+    );
 }

@@ -263,15 +263,16 @@ mod tests {
             *tk = &centroid * centroid.transpose() * mass;
         }
         let broken_diff = (slack(&broken, &a, &t) - slack(&full, &sol.a, &[])).amax();
-        assert!(broken_diff > 1e-2, "the centroid variant went unnoticed: {broken_diff}");
+        assert!(
+            broken_diff > 1e-2,
+            "the centroid variant went unnoticed: {broken_diff}"
+        );
     }
 
     #[test]
     fn runs_grow_away_from_the_crossing() {
         // 10 negative margins, 40 positive, shuffled order.
-        let margins: Vec<f64> = (0..50)
-            .map(|k| ((k * 17) % 50) as f64 - 9.5)
-            .collect();
+        let margins: Vec<f64> = (0..50).map(|k| ((k * 17) % 50) as f64 - 9.5).collect();
         let g = Grouping::by_margins(&margins, 2).unwrap();
         let mut sizes: Vec<usize> = g.groups.iter().map(Vec::len).collect();
         sizes.sort_unstable();
