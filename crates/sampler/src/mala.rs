@@ -69,7 +69,7 @@ pub struct MalaSettings {
     pub burn_in: usize,
     /// MALA steps that tune the step size (burn-in too: discarded). Default `5 d + 100`.
     pub adapt_steps: usize,
-    /// MALA steps of the frozen chain whose last point is released. Default `10 d + 100`.
+    /// MALA steps of the frozen chain whose last point is released. Default `20 d + 100`.
     pub steps: usize,
     /// One slice iteration after every `slice_every` MALA steps (adaptation and chain).
     /// Default 10.
@@ -89,7 +89,7 @@ impl MalaSettings {
         MalaSettings {
             burn_in: 20 * d + 100,
             adapt_steps: 5 * d + 100,
-            steps: 10 * d + 100,
+            steps: 20 * d + 100,
             slice_every: 10,
             target_acceptance: 0.55,
             shrinkage: 0.8,
