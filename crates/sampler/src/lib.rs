@@ -16,6 +16,8 @@
 //! - [`target`]: the law both paths sample;
 //! - [`layer_cake`]: volumes and level selection, the pure-DP path (4.4);
 //! - [`slice`](mod@slice): Gibbs sampling on (level, theta), the fast path (4.5);
+//! - [`mala`]: Metropolis-adjusted Langevin steps with a frozen Gaussian surrogate,
+//!   interleaved with slice iterations (4.8);
 //! - [`harden`]: output hardening (4.6);
 //! - [`mechanism`]: the entry point and the release record;
 //! - [`error`]: [`SamplerError`]; [`progress`]: [`Progress`] reports of long runs.
@@ -27,6 +29,7 @@ pub mod hit_and_run;
 pub mod layer_cake;
 pub mod level_body;
 pub mod levels;
+pub mod mala;
 pub mod mechanism;
 pub mod progress;
 pub mod slice;
@@ -39,6 +42,7 @@ pub use hit_and_run::{ChainSettings, Directions};
 pub use layer_cake::LayerCakeSettings;
 pub use level_body::LineMove;
 pub use levels::Levels;
+pub use mala::{MalaRecord, MalaSettings};
 pub use mechanism::{
     DirectionSetting, MechanismSettings, Release, ReleaseRecord, SamplerKind, Start, release,
 };

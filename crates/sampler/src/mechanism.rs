@@ -15,6 +15,7 @@ use crate::hit_and_run::{ChainSettings, Directions, rounding_matrix, uniform_sam
 use crate::layer_cake::{self, LayerCakeRecord, LayerCakeSettings};
 use crate::level_body::LineMove;
 use crate::levels::Levels;
+use crate::mala::{self, MalaRecord, MalaSettings};
 use crate::progress::Progress;
 use crate::slice::{self, SliceRecord, SliceSettings};
 use crate::target::Target;
@@ -31,6 +32,10 @@ pub enum SamplerKind {
     LayerCake,
     /// Gibbs sampling on (level, theta) (MATH.md 4.5): no volumes, faster.
     Slice,
+    /// Metropolis-adjusted Langevin steps with a frozen Gaussian surrogate, interleaved with
+    /// slice iterations (MATH.md 4.8, [`crate::mala`]): fewer oracle calls per effective
+    /// sample at larger d.
+    Mala,
 }
 
 /// How hit-and-run draws directions.
@@ -60,6 +65,8 @@ pub struct MechanismSettings {
     pub slice: SliceSettings,
     /// Settings of the layer-cake path.
     pub layer_cake: LayerCakeSettings,
+    /// Chain lengths and tuning of the MALA path.
+    pub mala: MalaSettings,
     /// How hit-and-run draws directions.
     pub directions: DirectionSetting,
     /// How a step finds its point on the line.
@@ -92,6 +99,7 @@ impl MechanismSettings {
                 final_steps: 5 * d,
                 ..LayerCakeSettings::default()
             },
+            mala: MalaSettings::for_dim(d),
             directions: DirectionSetting::Isotropic,
             line: LineMove::Shrinkage,
             level_grid: 1e-6,
@@ -122,6 +130,9 @@ impl MechanismSettings {
             return Err(SamplerError::InvalidSetting(
                 "the slice path needs >= 1 iteration and >= 1 step per iteration".into(),
             ));
+        }
+        if self.sampler == SamplerKind::Mala {
+            self.mala.validate()?;
         }
         if let DirectionSetting::Rounded { pilot } = self.directions
             && pilot == 0
@@ -162,6 +173,8 @@ pub struct ReleaseRecord {
     pub slice: Option<SliceRecord>,
     /// What the layer-cake path did, when it ran.
     pub layer_cake: Option<LayerCakeRecord>,
+    /// What the MALA path did, when it ran.
+    pub mala: Option<MalaRecord>,
     /// Pilot samples used for the rounding matrix (0 when not rounded).
     pub rounding_pilot: usize,
     /// Oracle calls by kind, with their times.
@@ -254,7 +267,7 @@ pub fn release<O: ScoreOracle + Sync + ?Sized, D: Domain, R: Rng + ?Sized>(
         (Directions::Rounded(_), DirectionSetting::Rounded { pilot }) => pilot,
         _ => 0,
     };
-    let (mut theta, slice, layer_cake) = match settings.sampler {
+    let (mut theta, slice, layer_cake, mala) = match settings.sampler {
         SamplerKind::Slice => {
             let (theta, record) = slice::sample(
                 &target,
@@ -264,7 +277,7 @@ pub fn release<O: ScoreOracle + Sync + ?Sized, D: Domain, R: Rng + ?Sized>(
                 rng,
                 progress,
             )?;
-            (theta, Some(record), None)
+            (theta, Some(record), None, None)
         }
         SamplerKind::LayerCake => {
             let (theta, record) = layer_cake::sample(
@@ -275,7 +288,18 @@ pub fn release<O: ScoreOracle + Sync + ?Sized, D: Domain, R: Rng + ?Sized>(
                 rng,
                 progress,
             )?;
-            (theta, None, Some(record))
+            (theta, None, Some(record), None)
+        }
+        SamplerKind::Mala => {
+            let (theta, record) = mala::sample(
+                &target,
+                &start.theta,
+                levels.index(start.score_upper),
+                &settings.mala,
+                rng,
+                progress,
+            )?;
+            (theta, None, None, Some(record))
         }
     };
     let hardening_grid = settings.hardening * domain.radius();
@@ -289,6 +313,7 @@ pub fn release<O: ScoreOracle + Sync + ?Sized, D: Domain, R: Rng + ?Sized>(
         top_index: target.top,
         slice,
         layer_cake,
+        mala,
         rounding_pilot,
         oracle_calls: OracleCalls {
             straddled_indices: target.straddled_indices(),

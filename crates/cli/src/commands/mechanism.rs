@@ -200,7 +200,7 @@ fn progress_bar(settings: &MechanismSettings, draws: u64) -> ProgressBar {
             );
             bar
         }
-        SamplerKind::LayerCake => {
+        SamplerKind::LayerCake | SamplerKind::Mala => {
             let bar = ProgressBar::new_spinner();
             bar.set_style(
                 ProgressStyle::with_template("{elapsed_precise} {spinner} {msg}")
