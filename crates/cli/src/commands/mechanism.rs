@@ -35,6 +35,20 @@ pub enum SamplerArg {
     LayerCake,
     /// Gibbs sampling on (level, theta) (MATH.md 4.5).
     Slice,
+    /// Metropolis-adjusted Langevin steps on the same rounded target, after a slice burn-in
+    /// (MATH.md 4.8).
+    Mala,
+}
+
+impl SamplerArg {
+    /// The sampling path this names.
+    pub fn kind(self) -> SamplerKind {
+        match self {
+            SamplerArg::LayerCake => SamplerKind::LayerCake,
+            SamplerArg::Slice => SamplerKind::Slice,
+            SamplerArg::Mala => SamplerKind::Mala,
+        }
+    }
 }
 
 #[derive(Debug, Args)]
@@ -84,10 +98,7 @@ pub fn run(command: &MechanismCommand) -> Result<(), CliError> {
 fn settings(args: &MeanArgs, dim: usize) -> Result<MechanismSettings, CliError> {
     let mut s = MechanismSettings::new(args.epsilon, dim)
         .map_err(|e| CliError::Invalid(format!("--epsilon: {e}")))?;
-    s.sampler = match args.sampler {
-        SamplerArg::LayerCake => SamplerKind::LayerCake,
-        SamplerArg::Slice => SamplerKind::Slice,
-    };
+    s.sampler = args.sampler.kind();
     if let Some(n) = args.iterations {
         s.slice.iterations = n;
     }

@@ -64,6 +64,10 @@ pub struct LearnerArgs {
     /// NOT covered by the privacy guarantee; the release itself never contains them.
     #[arg(long, value_name = "FILE")]
     pub diagnostics: Option<PathBuf>,
+    /// How the CM stages sample their exponential mechanism: slice (Gibbs on levels, MATH.md
+    /// 4.5), mala (Langevin steps after a slice burn-in, 4.8) or layer-cake (volumes, 4.4).
+    #[arg(long, value_enum, default_value_t = mechanism::SamplerArg::Slice)]
+    pub sampler: mechanism::SamplerArg,
 }
 
 impl LearnerArgs {
@@ -71,7 +75,8 @@ impl LearnerArgs {
     pub fn privacy(&self) -> Privacy {
         let privacy = Privacy::new(self.epsilon)
             .corruption(self.corruption)
-            .beta(self.beta);
+            .beta(self.beta)
+            .sampler(self.sampler.kind());
         match self.seed {
             Some(seed) => privacy.seed(seed),
             None => privacy,
@@ -99,15 +104,15 @@ pub fn run_learner<L: Learner>(
     let data = read_matrix(&args.input, Header::data(args.header))?;
     warn_if_seeded(args.seed);
     let bar = progress_bar();
+    let clock = std::time::Instant::now();
+    let mut log = PlainProgress::default();
     let fit = learner
         .fit_with_progress(&data, &mut |k, p| {
-            bar.set_message(format!(
-                "{step} {} {} {}/{}",
-                k + 1,
-                p.phase,
-                p.done,
-                p.total
-            ))
+            let message = format!("{step} {} {} {}/{}", k + 1, p.phase, p.done, p.total);
+            if bar.is_hidden() && log.due(k, p.phase, p.done, p.total) {
+                eprintln!("{:>8.1} s  {message}", clock.elapsed().as_secs_f64());
+            }
+            bar.set_message(message)
         })
         .map_err(|e| CliError::Invalid(e.to_string()))?;
     bar.finish_and_clear();
@@ -143,6 +148,24 @@ pub fn warn_if_seeded(seed: Option<u64>) {
         eprintln!(
             "warning: --seed {seed} fixes the randomness: the release is reproducible and NOT differentially private (MATH.md 7); omit --seed for a release you publish"
         );
+    }
+}
+
+/// Plain progress lines for a stderr that is not a terminal (a log file, CI): one line when
+/// a step or phase starts and at each tenth of its total.
+#[derive(Default)]
+struct PlainProgress {
+    last: Option<(usize, &'static str, usize)>,
+}
+
+impl PlainProgress {
+    /// True when `(step, phase, done / total in tenths)` differs from the last line's.
+    fn due(&mut self, step: usize, phase: &'static str, done: usize, total: usize) -> bool {
+        let tenth = (10 * done).checked_div(total).unwrap_or(0);
+        let key = (step, phase, tenth);
+        let due = self.last != Some(key);
+        self.last = Some(key);
+        due
     }
 }
 
