@@ -4,9 +4,11 @@
 //! offsets of norm STEP (default 0.2; the first is cold, the rest warm). `G = 101`, `STEP = 5`
 //! resemble the first stage of a fit with radius 10.
 //!
-//! `AGG = 0` turns off the aggregation of free weights (MATH.md 4.10; default on).
+//! `AGG = 0` turns off the aggregation of free weights (MATH.md 4.10; default on). With `LEVEL`,
+//! the evaluations after the first are membership questions at the first score plus `LEVEL`
+//! (stopping as soon as the bracket decides), as the sampler asks them.
 //!
-//! `cargo run --release -p sosdp-eval --example oracle_time -- N D REPS [G] [STEP] [AGG]`
+//! `cargo run --release -p sosdp-eval --example oracle_time -- N D REPS [G] [STEP] [AGG] [LEVEL]`
 use nalgebra::DMatrix;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
@@ -53,6 +55,8 @@ fn main() {
             .expect("problem"),
     )
     .with_settings(settings);
+    let offset = args.get(6).copied();
+    let mut level = None;
     for k in 0..reps {
         let g: Vec<f64> = (0..d).map(|_| StandardNormal.sample(&mut rng)).collect();
         let norm = g.iter().map(|x: &f64| x * x).sum::<f64>().sqrt();
@@ -62,9 +66,12 @@ fn main() {
             .map(|(c, x)| c + if k == 0 { 0.0 } else { step * x / norm })
             .collect();
         let clock = Instant::now();
-        let (eval, stats) = oracle.evaluate_detailed(&theta, None).expect("evaluation");
+        let (eval, stats) = oracle.evaluate_detailed(&theta, level).expect("evaluation");
+        if k == 0 {
+            level = offset.map(|o| eval.score + o);
+        }
         println!(
-            "n {n} d {d} evaluation {k}: score {:.2} in [{:.2}, {:.2}], {:.3} s, {} rounds ({} grouped), {} iterations, {} free in {} groups",
+            "n {n} d {d} evaluation {k}: score {:.2} in [{:.2}, {:.2}], {:.3} s, {} rounds ({} grouped), {} iterations, {} free in {} groups{}{}",
             eval.score,
             eval.lower,
             eval.upper,
@@ -73,7 +80,17 @@ fn main() {
             stats.grouped_rounds,
             stats.iterations,
             stats.free,
-            stats.groups
+            stats.groups,
+            if stats.restarted_cold {
+                ", restarted cold"
+            } else {
+                ""
+            },
+            if stats.fallback {
+                ", fell back to clarabel"
+            } else {
+                ""
+            }
         );
     }
 }
