@@ -109,7 +109,10 @@ pub fn run_learner<L: Learner>(
     let fit = learner
         .fit_with_progress(&data, &mut |k, p| {
             let message = format!("{step} {} {} {}/{}", k + 1, p.phase, p.done, p.total);
-            if bar.is_hidden() && log.due(k, p.phase, p.done, p.total) {
+            if bar.is_hidden()
+                && clock.elapsed() >= PlainProgress::QUIET
+                && log.due(k, p.phase, p.done, p.total)
+            {
                 eprintln!("{:>8.1} s  {message}", clock.elapsed().as_secs_f64());
             }
             bar.set_message(message)
@@ -151,14 +154,18 @@ pub fn warn_if_seeded(seed: Option<u64>) {
     }
 }
 
-/// Plain progress lines for a stderr that is not a terminal (a log file, CI): one line when
-/// a step or phase starts and at each tenth of its total.
+/// Plain progress lines for a stderr that is not a terminal (a log file, CI): once a fit has
+/// run for [`PlainProgress::QUIET`], one line when a step or phase starts and at each tenth of
+/// its total (short runs stay silent).
 #[derive(Default)]
 struct PlainProgress {
     last: Option<(usize, &'static str, usize)>,
 }
 
 impl PlainProgress {
+    /// How long a fit runs before progress lines start.
+    const QUIET: Duration = Duration::from_secs(10);
+
     /// True when `(step, phase, done / total in tenths)` differs from the last line's.
     fn due(&mut self, step: usize, phase: &'static str, done: usize, total: usize) -> bool {
         let tenth = (10 * done).checked_div(total).unwrap_or(0);
