@@ -41,7 +41,7 @@ pub use anchor::reference::minimise_cm;
 pub use anchor::{Anchor, BallDomain};
 pub use cm::fast::FastCm;
 pub use cm::reference::ClarabelCm;
-pub use cm::{CertifiedMean, Cut};
+pub use cm::{Certificate, CertifiedMean, Cut};
 pub use reference::ClarabelSettings;
 pub use sosdp_oracle::{
     Chord, Decision, Refinement, ScoreError, ScoreEval, ScoreOracle, chord_by_bisection, decide,

@@ -41,6 +41,8 @@ pub struct EvalStats {
     pub folded: usize,
     /// Stopped as soon as the bracket decided a membership query.
     pub decided_early: bool,
+    /// A kept certificate answered the membership query without a solve (MATH.md 4.9).
+    pub memoised: bool,
     /// The repair rounds failed and the reference backend answered.
     pub fallback: bool,
     /// A warm guess was given up for a cold start (see [`Origin::Guess`]).

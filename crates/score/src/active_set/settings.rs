@@ -98,6 +98,10 @@ pub struct FastSettings {
     /// Most aggregated rounds of one evaluation that may fail to certify before the rounds
     /// solve the free weights one by one; 0 disables aggregation. Default 4.
     pub grouped_rounds: usize,
+    /// Number of recent solves' certificates (feasible primals) the fast CM backend keeps to
+    /// answer membership questions YES without a solve (MATH.md 4.9,
+    /// [`crate::cm::memo`]); 0 disables memoisation. Default 64.
+    pub kept_certificates: usize,
 }
 
 impl Default for FastSettings {
@@ -137,6 +141,7 @@ impl Default for FastSettings {
             aggregate_rank: 512,
             group_core: 8,
             grouped_rounds: 4,
+            kept_certificates: 64,
         }
     }
 }

@@ -19,7 +19,7 @@ use crate::active_set::{
     unfolded_budget,
 };
 use crate::cm::reference::ClarabelCm;
-use crate::cm::{CertifiedMean, Cut};
+use crate::cm::{Certificate, CertifiedMean, Cut};
 use crate::dense::min_eigenvalue;
 use crate::ipm::{LmiBlock, Problem};
 use nalgebra::DMatrix;
@@ -43,6 +43,10 @@ pub struct FastCm {
     bisected_ends: AtomicUsize,
     /// Cuts (affine minorants) from the duals of recent solves, newest last.
     cuts: Mutex<Vec<Cut>>,
+    /// Certificates (feasible primals) of recent solves, newest last (MATH.md 4.9).
+    certificates: Mutex<Vec<Certificate>>,
+    /// Membership questions answered by a kept certificate, without a solve.
+    memo_answers: AtomicUsize,
 }
 
 impl Clone for FastCm {
@@ -55,6 +59,8 @@ impl Clone for FastCm {
             fallbacks: AtomicUsize::new(0),
             bisected_ends: AtomicUsize::new(0),
             cuts: Mutex::new(Vec::new()),
+            certificates: Mutex::new(Vec::new()),
+            memo_answers: AtomicUsize::new(0),
         }
     }
 }
@@ -73,6 +79,8 @@ impl FastCm {
             fallbacks: AtomicUsize::new(0),
             bisected_ends: AtomicUsize::new(0),
             cuts: Mutex::new(Vec::new()),
+            certificates: Mutex::new(Vec::new()),
+            memo_answers: AtomicUsize::new(0),
         }
     }
 
@@ -104,6 +112,20 @@ impl FastCm {
         self.bisected_ends.load(Ordering::Relaxed)
     }
 
+    /// Number of membership questions (of this instance) answered by a kept certificate
+    /// without a solve (MATH.md 4.9).
+    pub fn memo_answers(&self) -> usize {
+        self.memo_answers.load(Ordering::Relaxed)
+    }
+
+    /// The kept certificates, oldest first (MATH.md 4.9).
+    pub fn kept_certificates(&self) -> Vec<Certificate> {
+        self.certificates
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
     pub(crate) fn count_fallback(&self) {
         self.fallbacks.fetch_add(1, Ordering::Relaxed);
     }
@@ -116,6 +138,10 @@ impl FastCm {
     pub fn reset(&self) {
         self.warm.clear();
         self.cuts.lock().unwrap_or_else(|e| e.into_inner()).clear();
+        self.certificates
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
     }
 
     /// Take the warm-start state (if enabled).
@@ -160,6 +186,30 @@ impl FastCm {
             cuts.remove(0);
         }
         cuts.push(cut);
+    }
+
+    /// Keep the certificate of a solve (the oldest one goes when there are
+    /// [`FastSettings::kept_certificates`]).
+    fn keep_certificate(&self, certificate: Certificate) {
+        let most = self.settings.kept_certificates;
+        if most == 0 {
+            return;
+        }
+        let mut kept = self.certificates.lock().unwrap_or_else(|e| e.into_inner());
+        if kept.len() >= most {
+            kept.remove(0);
+        }
+        kept.push(certificate);
+    }
+
+    /// A certified upper bound below `level` at `theta` from a kept certificate (the smallest
+    /// one they give), or `None` ([`Certificate::upper_below`]).
+    fn memoised_upper(&self, theta: &[f64], level: f64) -> Option<f64> {
+        let cm = self.problem();
+        let kept = self.certificates.lock().unwrap_or_else(|e| e.into_inner());
+        kept.iter()
+            .rev()
+            .find_map(|c| c.upper_below(theta, cm.centre(), cm.gamma(), cm.n() as f64, level))
     }
 
     /// The kept cut with the largest value at `theta`: the quadratic forms of its dual (the
@@ -270,6 +320,21 @@ impl FastCm {
                 ));
             }
         }
+        if let Some(k) = level
+            && let Some(upper) = self.memoised_upper(theta, k)
+        {
+            // A kept certificate answers YES (MATH.md 4.9); the kept cuts bound it below.
+            self.memo_answers.fetch_add(1, Ordering::Relaxed);
+            let lower = tightest.as_ref().map_or(0.0, |t| t.1.max(0.0)).min(upper);
+            return Ok((
+                ScoreEval::bracketed(upper, lower, upper),
+                EvalStats {
+                    decided_early: true,
+                    memoised: true,
+                    ..EvalStats::default()
+                },
+            ));
+        }
         let full = self.full_problem(cm.b_matrix(theta));
         let reduced_ok = |reduced: &Problem| min_eigenvalue(&reduced.blocks[0].constant) > 0.0;
         let warm = self
@@ -283,6 +348,7 @@ impl FastCm {
             (None, None) => cold_set(&full, &settings, &reduced_ok, &[], true),
         };
         let last_cut = RefCell::new(None);
+        let last_certificate = RefCell::new(None);
         let certified = solve_certified(
             &full,
             start,
@@ -293,8 +359,9 @@ impl FastCm {
             &[],
             // The IPM's dual has weight cost 1/n: the certificate's Y (weight cost 1) is n Z.
             |a, _, duals| {
-                let (eval, cut) = cm.certify_with_cut(theta, a, &(&duals[0] * n));
+                let (eval, cut, certificate) = cm.certify_all(theta, a, &(&duals[0] * n));
                 *last_cut.borrow_mut() = cut;
+                *last_certificate.borrow_mut() = certificate;
                 eval
             },
         );
@@ -309,8 +376,13 @@ impl FastCm {
         )?;
         if answer.1.fallback {
             self.count_fallback();
-        } else if let Some(cut) = last_cut.into_inner() {
-            self.keep_cut(cut);
+        } else {
+            if let Some(cut) = last_cut.into_inner() {
+                self.keep_cut(cut);
+            }
+            if let Some(certificate) = last_certificate.into_inner() {
+                self.keep_certificate(certificate);
+            }
         }
         Ok(answer)
     }

@@ -29,7 +29,10 @@
 //! A dual matrix at a fixed scale bounds CM from below at every `theta`, affinely: a [`Cut`].
 pub mod chord;
 pub mod fast;
+pub mod memo;
 pub mod reference;
+
+pub use memo::Certificate;
 
 use crate::dense::{
     self, all_finite, min_eigenvalue, psd_projection, scaled, trace_product, verified_shrink,
@@ -205,6 +208,16 @@ impl CertifiedMean {
     /// when they are fewer than the positive ones: most weights sit at 1 where the score is
     /// small, so the sum runs over a few hundred points instead of all `n`.
     pub fn feasible_weights(&self, theta: &[f64], candidate: &[f64]) -> Vec<f64> {
+        self.feasible_with_scatter(theta, candidate).0
+    }
+
+    /// [`Self::feasible_weights`] and their normalised scatter `S(a)` (the one the feasibility
+    /// test used, times the shrink factor): with their sum, a [`Certificate`] beyond `theta`.
+    pub fn feasible_with_scatter(
+        &self,
+        theta: &[f64],
+        candidate: &[f64],
+    ) -> (Vec<f64>, DMatrix<f64>) {
         let a: Vec<f64> = candidate
             .iter()
             .map(|x| {
@@ -219,17 +232,18 @@ impl CertifiedMean {
         let s_a = self.normalised_scatter(&a);
         let violation = -min_eigenvalue(&(&b - &s_a));
         if violation <= 0.0 {
-            return a;
+            return (a, s_a);
         }
         let b_min = min_eigenvalue(&b);
         if b_min <= 0.0 {
-            return vec![0.0; a.len()];
+            let p = b.nrows();
+            return (vec![0.0; a.len()], DMatrix::zeros(p, p));
         }
         // L(theta, s a) = (1 - s) B + s L(theta, a) ⪰ 0 for s = b / (b + e).
         let shrink = verified_shrink(b_min / (b_min + violation), |s| {
             min_eigenvalue(&(&b - &s_a * s)) >= 0.0
         });
-        scaled(&a, shrink)
+        (scaled(&a, shrink), s_a * shrink)
     }
 
     /// `S(a) = sum_i (a_i / n) zh_i zh_i^T` for weights in `[0, 1]`, summed over the positive
@@ -328,15 +342,33 @@ impl CertifiedMean {
         weights: &[f64],
         dual_y: &DMatrix<f64>,
     ) -> (ScoreEval, Option<Cut>) {
+        let (eval, cut, _) = self.certify_all(theta, weights, dual_y);
+        (eval, cut)
+    }
+
+    /// [`Self::certify_with_cut`] and the [`Certificate`] of its upper end (`None` outside the
+    /// domain).
+    pub fn certify_all(
+        &self,
+        theta: &[f64],
+        weights: &[f64],
+        dual_y: &DMatrix<f64>,
+    ) -> (ScoreEval, Option<Cut>, Option<Certificate>) {
         let n = self.n() as f64;
         if !self.in_domain(theta) {
-            return (ScoreEval::outside(n), None);
+            return (ScoreEval::outside(n), None, None);
         }
-        let upper = self.upper_bound(theta, weights);
+        let (feasible, scatter) = self.feasible_with_scatter(theta, weights);
+        let total: f64 = feasible.iter().sum();
+        let upper = (n - total).max(0.0);
         let cut = self.cut(dual_y, theta);
         let lower = cut.value(theta).max(0.0).min(upper);
         let value = n - weights.iter().map(|x| x.clamp(0.0, 1.0)).sum::<f64>();
-        (ScoreEval::bracketed(value, lower, upper), Some(cut))
+        (
+            ScoreEval::bracketed(value, lower, upper),
+            Some(cut),
+            Some(Certificate::new(&scatter, total)),
+        )
     }
 }
 
