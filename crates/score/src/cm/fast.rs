@@ -202,14 +202,14 @@ impl FastCm {
         kept.push(certificate);
     }
 
-    /// A certified upper bound below `level` at `theta` from a kept certificate (the smallest
-    /// one they give), or `None` ([`Certificate::upper_below`]).
+    /// The smallest certified upper bound below `level` at `theta` that the kept certificates
+    /// give, or `None` ([`Certificate::upper_below`]).
     fn memoised_upper(&self, theta: &[f64], level: f64) -> Option<f64> {
         let cm = self.problem();
         let kept = self.certificates.lock().unwrap_or_else(|e| e.into_inner());
         kept.iter()
-            .rev()
-            .find_map(|c| c.upper_below(theta, cm.centre(), cm.gamma(), cm.n() as f64, level))
+            .filter_map(|c| c.upper_below(theta, cm.centre(), cm.gamma(), cm.n() as f64, level))
+            .min_by(f64::total_cmp)
     }
 
     /// The kept cut with the largest value at `theta`: the quadratic forms of its dual (the

@@ -49,7 +49,11 @@ impl Certificate {
 
     /// A certified upper bound `n - tau A < level` on `CM(theta)` from this certificate, for the
     /// score with centre `centre`, budget `gamma` and `n` points; `None` when `theta` is not in
-    /// the ellipsoid for the smallest usable `tau`.
+    /// the ellipsoid for the smallest usable `tau`. The ellipsoids shrink as `tau` grows and
+    /// the `tau` whose ellipsoid holds `theta` form an interval (`L(theta, tau a)` is affine in
+    /// `tau` and PSD at 0), so the bound is then improved by bisection for the largest such `tau`
+    /// in `[tau, 1]` ([`Certificate::BISECTIONS`] steps): a bound well below the level lets a
+    /// descent over levels skip the levels it decides.
     pub fn upper_below(
         &self,
         theta: &[f64],
@@ -61,18 +65,44 @@ impl Certificate {
         if !(self.total > 0.0) || level >= n {
             return None;
         }
-        let tau = ((n - level) / self.total * (1.0 + Self::MARGIN)).max(0.0);
-        let upper = n - tau * self.total;
-        if tau > 1.0 || !(upper < level) {
+        let smallest = ((n - level) / self.total * (1.0 + Self::MARGIN)).max(0.0);
+        if smallest > 1.0 || !(n - smallest * self.total < level) {
             return None;
         }
+        let v0 = DVector::from_column_slice(theta) - centre;
+        let holds = |tau: f64| self.holds(&v0, gamma, tau);
+        if !holds(smallest) {
+            return None;
+        }
+        let (mut good, mut bad) = (smallest, 1.0);
+        if holds(1.0) {
+            good = 1.0;
+        } else {
+            for _ in 0..Self::BISECTIONS {
+                let mid = 0.5 * (good + bad);
+                if holds(mid) {
+                    good = mid;
+                } else {
+                    bad = mid;
+                }
+            }
+        }
+        Some(n - good * self.total)
+    }
+
+    /// Bisection steps of the largest `tau` ([`Certificate::upper_below`]).
+    pub const BISECTIONS: usize = 30;
+
+    /// The Schur test of `L(theta, tau a) ⪰ 0` with the safety margin, `v0 = theta - c`.
+    fn holds(&self, v0: &DVector<f64>, gamma: &DMatrix<f64>, tau: f64) -> bool {
         let room = 1.0 - tau * self.s22;
         if room <= 0.0 {
-            return None;
+            return false;
         }
-        let chol = (gamma - &self.s11 * tau).cholesky()?;
-        let v = DVector::from_column_slice(theta) - centre - &self.s12 * tau;
-        let w = chol.solve(&v);
-        (v.dot(&w) <= room * (1.0 - Self::MARGIN)).then_some(upper)
+        let Some(chol) = (gamma - &self.s11 * tau).cholesky() else {
+            return false;
+        };
+        let v = v0 - &self.s12 * tau;
+        v.dot(&chol.solve(&v)) <= room * (1.0 - Self::MARGIN)
     }
 }
