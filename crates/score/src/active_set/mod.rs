@@ -43,6 +43,8 @@ pub struct EvalStats {
     pub decided_early: bool,
     /// A kept certificate answered the membership query without a solve (MATH.md 4.9).
     pub memoised: bool,
+    /// The compressed program certified the membership query's NO ([`crate::cm::compress`]).
+    pub compressed: bool,
     /// The repair rounds failed and the reference backend answered.
     pub fallback: bool,
     /// A warm guess was given up for a cold start (see [`Origin::Guess`]).

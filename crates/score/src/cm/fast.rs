@@ -212,15 +212,27 @@ impl FastCm {
             .min_by(f64::total_cmp)
     }
 
-    /// The kept cut with the largest value at `theta`: the quadratic forms of its dual (the
-    /// dual of a recent solve that is closest to optimal at `theta`) and that value (the
-    /// largest lower bound the kept cuts give there).
-    fn tightest_cut(&self, theta: &[f64]) -> Option<(Arc<[f64]>, f64)> {
+    /// The kept cut with the largest value at `theta` (the dual of a recent solve that is
+    /// closest to optimal at `theta`) and that value (the largest lower bound the kept cuts
+    /// give there).
+    fn tightest_cut(&self, theta: &[f64]) -> Option<(Cut, f64)> {
         let cuts = self.cuts.lock().unwrap_or_else(|e| e.into_inner());
         cuts.iter()
             .map(|c| (c, c.value(theta)))
             .max_by(|a, b| a.1.total_cmp(&b.1))
-            .map(|(c, v)| (c.quad.clone(), v))
+            .map(|(c, v)| (c.clone(), v))
+    }
+
+    /// A cut certifying "score > `level`" at `theta` from the program compressed around the
+    /// kept cut `cut` ([`crate::cm::compress`]), or `None`.
+    fn compressed_no(&self, theta: &[f64], level: f64, cut: &Cut) -> Option<Cut> {
+        let cm = self.problem();
+        let n = cm.n() as f64;
+        let basis = cm.compression_basis(theta, cut, self.settings.compress_rank);
+        let margins: Vec<f64> = cut.quad.iter().map(|q| 1.0 - q / n).collect();
+        let compressed =
+            cm.compressed_cut(theta, &basis, &self.points, &margins, level, &self.settings);
+        (compressed.value(theta) > level).then_some(compressed)
     }
 
     /// The active set a dual `Y` (certificate scale, given by its quadratic forms
@@ -340,13 +352,33 @@ impl FastCm {
         let warm = self
             .take_warm()
             .filter(|set| set.status().len() == full.upper.len());
-        let start = match (tightest.filter(|_| self.settings.warm_start), warm) {
-            (Some((y, bound)), warm) => self
-                .set_from_dual(&full, warm, &y, Some(level.unwrap_or(bound).max(bound)))
+        let start = match (tightest.as_ref().filter(|_| self.settings.warm_start), warm) {
+            (Some((cut, bound)), warm) => self
+                .set_from_dual(&full, warm, &cut.quad, Some(level.unwrap_or(*bound).max(*bound)))
                 .with_origin(Origin::Guess),
             (None, Some(set)) => set,
             (None, None) => cold_set(&full, &settings, &reduced_ok, &[], true),
         };
+        if let (Some(k), Some((cut, _))) = (level, &tightest)
+            && self.settings.compress_rank > 0
+            && start.origin() == Origin::Guess
+            && !reduced_ok(&start.reduce(&full))
+            && let Some(compressed) = self.compressed_no(theta, k, cut)
+        {
+            // The warm guess folds an infeasible set, so the rounds would restart cold: the
+            // compressed program certifies NO instead. The guess stays the warm state.
+            let bound = compressed.value(theta);
+            self.keep_warm(start);
+            self.keep_cut(compressed);
+            return Ok((
+                ScoreEval::bracketed(n, bound, n),
+                EvalStats {
+                    decided_early: true,
+                    compressed: true,
+                    ..EvalStats::default()
+                },
+            ));
+        }
         let last_cut = RefCell::new(None);
         let last_certificate = RefCell::new(None);
         let certified = solve_certified(

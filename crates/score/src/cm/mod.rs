@@ -28,6 +28,7 @@
 //!
 //! A dual matrix at a fixed scale bounds CM from below at every `theta`, affinely: a [`Cut`].
 pub mod chord;
+pub mod compress;
 pub mod fast;
 pub mod memo;
 pub mod reference;
@@ -299,6 +300,8 @@ impl CertifiedMean {
                     .sum::<f64>();
         let quad = q.iter().map(|qi| t * qi).collect();
         Cut {
+            dual: Arc::new(y * t),
+            at: theta.into(),
             quad,
             offset,
             gradient: y_col.iter().map(|a| -2.0 * a).collect(),
@@ -383,6 +386,10 @@ pub struct Cut {
     /// `1 - zh_i^T (t Y) zh_i / n` classify the weights (positive: at the cap). Kept so that a
     /// warm start from this cut costs no pass over the data.
     pub quad: Arc<[f64]>,
+    /// The dual `t Y` itself (`(D+1) x (D+1)`, positive semidefinite).
+    pub dual: Arc<DMatrix<f64>>,
+    /// The parameter at which the multiple `t` was chosen (where the cut is tightest).
+    pub at: Arc<[f64]>,
     offset: f64,
     gradient: Vec<f64>,
 }

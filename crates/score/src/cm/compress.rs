@@ -1,0 +1,156 @@
+//! NO answers far outside a level body: the CM program compressed onto a small subspace.
+//!
+//! For any `(D+1) x k` matrix `W` with orthonormal columns, `L(theta, a) ⪰ 0` implies
+//! `W^T L(theta, a) W ⪰ 0`: the program with the LMI `W^T B(theta) W - sum_i (a_i / n)
+//! (W^T zh_i)(W^T zh_i)^T ⪰ 0` is a relaxation of CM, and the dual `Z` (`k x k`) of its
+//! solve gives the dual `Y = n W Z W^T` of the full program, whose cut ([`super::Cut`], weak
+//! duality at the best multiple) bounds `CM(theta)` from below. The compression only chooses
+//! the dual: the bound is certified on the full program, like every other lower bound.
+//!
+//! Where it pays: a membership question far outside the level body (a shrinkage proposal of
+//! the slice sampler, a hundred points or more above the level) where the nearest kept cut is
+//! affine and too weak, and the warm guess from that cut folds weights that cannot all be kept
+//! (the fold is infeasible), so that the full program would restart cold. The subspace holds
+//! what moved: the leading eigenvectors of the kept cut's dual (the directions the nearby
+//! optimum spent its budget on, such as a cluster's), the displacements of `theta` from where
+//! that cut was made and from the centre, and the constant coordinate. On a fit at `D = 50`
+//! (docs/performance.md) the compressed solve, its weights folded by the kept cut's margins,
+//! takes tens of milliseconds and certifies the NO answers that a cold start answered in
+//! 0.2 to 4 seconds.
+use super::{CertifiedMean, Cut};
+use crate::active_set::FastSettings;
+use crate::active_set::fold::{ActiveSet, classify};
+use crate::dense::min_eigenvalue;
+use crate::ipm::{self, LmiBlock, Problem};
+use nalgebra::DMatrix;
+use std::borrow::Cow;
+
+/// An orthonormal basis (as columns) of the span of `vectors`, in order, each vector
+/// dropped when less than `1e-8` of it (relative) lies outside the span of the earlier ones.
+pub fn orthonormal_basis(vectors: &[Vec<f64>]) -> DMatrix<f64> {
+    let mut basis: Vec<Vec<f64>> = Vec::new();
+    for v in vectors {
+        let norm = v.iter().map(|x| x * x).sum::<f64>().sqrt();
+        if !(norm > 0.0 && norm.is_finite()) {
+            continue;
+        }
+        let mut w: Vec<f64> = v.iter().map(|x| x / norm).collect();
+        // Gram-Schmidt twice ("twice is enough" for orthogonality to rounding).
+        for _ in 0..2 {
+            for b in &basis {
+                let dot: f64 = b.iter().zip(&w).map(|(x, y)| x * y).sum();
+                w.iter_mut().zip(b).for_each(|(wi, bi)| *wi -= dot * bi);
+            }
+        }
+        let rest = w.iter().map(|x| x * x).sum::<f64>().sqrt();
+        if rest > 1e-8 {
+            basis.push(w.iter().map(|x| x / rest).collect());
+        }
+    }
+    let p = vectors.first().map_or(0, Vec::len);
+    DMatrix::from_fn(p, basis.len(), |r, c| basis[c][r])
+}
+
+impl CertifiedMean {
+    /// The subspace of the module doc for a query at `theta` near the kept cut `cut`: the
+    /// `rank` leading eigenvectors of the cut's dual, `theta` minus the point where the cut
+    /// was made and minus the centre (lifted with a 0), and the constant coordinate.
+    pub fn compression_basis(&self, theta: &[f64], cut: &Cut, rank: usize) -> DMatrix<f64> {
+        let dim = self.dim();
+        let eig = cut.dual.as_ref().clone().symmetric_eigen();
+        let mut order: Vec<usize> = (0..=dim).collect();
+        order.sort_unstable_by(|&i, &j| eig.eigenvalues[j].total_cmp(&eig.eigenvalues[i]));
+        let mut vectors: Vec<Vec<f64>> = order
+            .iter()
+            .take(rank)
+            .filter(|&&i| eig.eigenvalues[i] > 0.0)
+            .map(|&i| eig.eigenvectors.column(i).iter().copied().collect())
+            .collect();
+        let lifted = |from: &[f64]| -> Vec<f64> {
+            theta
+                .iter()
+                .zip(from)
+                .map(|(t, f)| t - f)
+                .chain(std::iter::once(0.0))
+                .collect()
+        };
+        vectors.push(lifted(&cut.at));
+        vectors.push(lifted(self.centre().as_slice()));
+        let mut constant = vec![0.0; dim + 1];
+        constant[dim] = 1.0;
+        vectors.push(constant);
+        orthonormal_basis(&vectors)
+    }
+
+    /// The cut of the program compressed onto the columns of `basis` (orthonormal,
+    /// `(D+1) x k`) at `theta` (module doc). `scaled_points` are `zh_i / sqrt(n)` as columns.
+    /// The weights whose margin `margins_i` (of a nearby dual) exceeds
+    /// [`FastSettings::compress_margin`] in absolute value are folded at their bound when that
+    /// fold is feasible; the solve stops once its dual objective is
+    /// [`FastSettings::compress_stop`] points above `level` or its primal objective that far
+    /// below (then the compressed program cannot certify "above `level`").
+    pub fn compressed_cut(
+        &self,
+        theta: &[f64],
+        basis: &DMatrix<f64>,
+        scaled_points: &DMatrix<f64>,
+        margins: &[f64],
+        level: f64,
+        settings: &FastSettings,
+    ) -> Cut {
+        let n = self.n() as f64;
+        let problem = Problem {
+            upper: Cow::Owned(vec![1.0; self.n()]),
+            cost_a: -1.0 / n,
+            cost_extra: vec![],
+            blocks: vec![LmiBlock {
+                constant: basis.transpose() * self.b_matrix(theta) * basis,
+                sign: 1.0,
+                points: Cow::Owned(basis.transpose() * scaled_points),
+                extra: vec![],
+            }],
+            rows: vec![],
+        };
+        let folded = ActiveSet::with_status(&problem, classify(margins, settings.compress_margin));
+        let set = if min_eigenvalue(&folded.reduce(&problem).blocks[0].constant) > 0.0 {
+            folded
+        } else {
+            ActiveSet::all_free(&problem)
+        };
+        let reduced = set.reduce(&problem);
+        let fold_cost = problem.cost_a * set.folded_mass();
+        let score = |objective: f64| n + n * (objective + fold_cost);
+        let a0: Vec<f64> = reduced.upper.iter().map(|u| 0.5 * u).collect();
+        let sol = ipm::solve(&reduced, &a0, &[], &settings.compress_round, |p| {
+            p.primal_residual < settings.stop_residual
+                && p.dual_residual < settings.stop_residual
+                && (score(p.dual_objective) > level + settings.compress_stop
+                    || score(p.primal_objective) < level - settings.compress_stop)
+        });
+        let y = basis * &sol.block_duals[0] * basis.transpose() * n;
+        self.cut(&y, theta)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_basis_is_orthonormal_and_drops_dependent_vectors() {
+        let vectors = vec![
+            vec![1.0, 1.0, 0.0],
+            vec![2.0, 2.0, 0.0],
+            vec![0.0, 1.0, 1.0],
+            vec![0.0, 0.0, 0.0],
+        ];
+        let w = orthonormal_basis(&vectors);
+        assert_eq!(w.ncols(), 2);
+        let gram = w.transpose() * &w;
+        assert!((gram - DMatrix::identity(2, 2)).amax() < 1e-14);
+        // Span: the third vector is in it.
+        let v = nalgebra::DVector::from_vec(vec![0.0, 1.0, 1.0]);
+        let rest = &v - &w * (w.transpose() * &v);
+        assert!(rest.norm() < 1e-14);
+    }
+}
