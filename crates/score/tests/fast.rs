@@ -108,8 +108,9 @@ fn membership_matches_full_evaluation() {
 }
 
 /// Membership far outside the level body the warm state comes from (the sampler's stepping
-/// out along a new direction): the warm guess is given up for a cold start in some queries,
-/// and every answer still matches the reference score.
+/// out along a new direction): in some queries the warm guess is far off (given up for a cold
+/// start, or repaired by freeing most weights), and every answer still matches the reference
+/// score.
 #[test]
 fn far_queries_after_a_warm_solve_are_answered_right() {
     let (n, d, g) = (2000, 6, 1.3);
@@ -118,7 +119,7 @@ fn far_queries_after_a_warm_solve_are_answered_right() {
     let reference = ClarabelCm::new(cm);
     let mut r = rng(140);
     let inside = random_theta(&mut r, d, g, 0.05);
-    let mut restarts = 0;
+    let mut far_off = 0;
     for _ in 0..6 {
         let far = random_theta(&mut r, d, g, 0.9);
         let s = reference.evaluate(&far).unwrap().score;
@@ -137,12 +138,12 @@ fn far_queries_after_a_warm_solve_are_answered_right() {
                 eval.lower <= s + 1e-6 && s <= eval.upper + 1e-6,
                 "score {s} outside {eval:?}"
             );
-            restarts += stats.restarted_cold as usize;
+            far_off += (stats.restarted_cold || 2 * stats.free > n) as usize;
         }
     }
     assert!(
-        restarts >= 1,
-        "no query of 12 gave up its warm guess: the test does not reach the cold restart"
+        far_off >= 1,
+        "no query of 12 restarted cold or freed most weights: the warm guesses were not far off"
     );
 }
 

@@ -107,6 +107,10 @@ pub struct FastSettings {
     /// ([`crate::cm::compress`]) spanned by the `compress_rank` leading eigenvectors of that
     /// cut's dual and the displacements of the query; 0 disables the test. Default 2.
     pub compress_rank: usize,
+    /// ... when the rank `m = sum_b p_b (p_b + 1) / 2` of the Newton system's low-rank part is
+    /// at least `compress_from` (below it cold starts are cheap: at `D = 10` the test cost
+    /// more than the cold starts it spared). Default 512 (`D >= 31`).
+    pub compress_from: usize,
     /// Weights whose margin under the kept cut's dual exceeds `compress_margin` in absolute
     /// value are folded in the compressed solve. Default 0.9 (at 0.3 and 0.6 the fold was
     /// mostly infeasible at `D = 50`, a fifth of a second per solve unfolded).
@@ -158,6 +162,7 @@ impl Default for FastSettings {
             grouped_rounds: 4,
             kept_certificates: 64,
             compress_rank: 2,
+            compress_from: 512,
             compress_margin: 0.9,
             compress_stop: 1.0,
             compress_round: IpmSettings {

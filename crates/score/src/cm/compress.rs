@@ -85,8 +85,8 @@ impl CertifiedMean {
     /// The cut of the program compressed onto the columns of `basis` (orthonormal,
     /// `(D+1) x k`) at `theta` (module doc). `scaled_points` are `zh_i / sqrt(n)` as columns.
     /// The weights whose margin `margins_i` (of a nearby dual) exceeds
-    /// [`FastSettings::compress_margin`] in absolute value are folded at their bound when that
-    /// fold is feasible; the solve stops once its dual objective is
+    /// [`FastSettings::compress_margin`] in absolute value are folded at their bound; `None`
+    /// when that fold is infeasible. The solve stops once its dual objective is
     /// [`FastSettings::compress_stop`] points above `level` or its primal objective that far
     /// below (then the compressed program cannot certify "above `level`").
     pub fn compressed_cut(
@@ -97,7 +97,7 @@ impl CertifiedMean {
         margins: &[f64],
         level: f64,
         settings: &FastSettings,
-    ) -> Cut {
+    ) -> Option<Cut> {
         let n = self.n() as f64;
         let problem = Problem {
             upper: Cow::Owned(vec![1.0; self.n()]),
@@ -111,12 +111,12 @@ impl CertifiedMean {
             }],
             rows: vec![],
         };
-        let folded = ActiveSet::with_status(&problem, classify(margins, settings.compress_margin));
-        let set = if min_eigenvalue(&folded.reduce(&problem).blocks[0].constant) > 0.0 {
-            folded
-        } else {
-            ActiveSet::all_free(&problem)
-        };
+        let set = ActiveSet::with_status(&problem, classify(margins, settings.compress_margin));
+        if min_eigenvalue(&set.reduce(&problem).blocks[0].constant) <= 0.0 {
+            // The fold alone is infeasible: the nearby dual does not classify well here, and
+            // the unfolded program costs as much as the cold start it would spare.
+            return None;
+        }
         let reduced = set.reduce(&problem);
         let fold_cost = problem.cost_a * set.folded_mass();
         let score = |objective: f64| n + n * (objective + fold_cost);
@@ -128,7 +128,7 @@ impl CertifiedMean {
                     || score(p.primal_objective) < level - settings.compress_stop)
         });
         let y = basis * &sol.block_duals[0] * basis.transpose() * n;
-        self.cut(&y, theta)
+        Some(self.cut(&y, theta))
     }
 }
 

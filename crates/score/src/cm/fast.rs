@@ -15,7 +15,7 @@ use crate::ScoreError;
 use crate::active_set::fold::{ActiveSet, Origin, classify_keeping};
 use crate::active_set::warm::WarmPool;
 use crate::active_set::{
-    EvalStats, FastSettings, ScoreMap, cold_set, conclude, next_set, solve_certified,
+    EvalStats, FastSettings, ScoreMap, cold_set, conclude, low_rank, next_set, solve_certified,
     unfolded_budget,
 };
 use crate::cm::reference::ClarabelCm;
@@ -47,6 +47,8 @@ pub struct FastCm {
     certificates: Mutex<Vec<Certificate>>,
     /// Membership questions answered by a kept certificate, without a solve.
     memo_answers: AtomicUsize,
+    /// Membership questions answered NO by the compressed program ([`crate::cm::compress`]).
+    compressed_answers: AtomicUsize,
 }
 
 impl Clone for FastCm {
@@ -61,6 +63,7 @@ impl Clone for FastCm {
             cuts: Mutex::new(Vec::new()),
             certificates: Mutex::new(Vec::new()),
             memo_answers: AtomicUsize::new(0),
+            compressed_answers: AtomicUsize::new(0),
         }
     }
 }
@@ -81,6 +84,7 @@ impl FastCm {
             cuts: Mutex::new(Vec::new()),
             certificates: Mutex::new(Vec::new()),
             memo_answers: AtomicUsize::new(0),
+            compressed_answers: AtomicUsize::new(0),
         }
     }
 
@@ -116,6 +120,12 @@ impl FastCm {
     /// without a solve (MATH.md 4.9).
     pub fn memo_answers(&self) -> usize {
         self.memo_answers.load(Ordering::Relaxed)
+    }
+
+    /// Number of membership questions (of this instance) answered NO by the compressed
+    /// program ([`crate::cm::compress`]) instead of a solve of the full one.
+    pub fn compressed_answers(&self) -> usize {
+        self.compressed_answers.load(Ordering::Relaxed)
     }
 
     /// The kept certificates, oldest first (MATH.md 4.9).
@@ -230,9 +240,8 @@ impl FastCm {
         let n = cm.n() as f64;
         let basis = cm.compression_basis(theta, cut, self.settings.compress_rank);
         let margins: Vec<f64> = cut.quad.iter().map(|q| 1.0 - q / n).collect();
-        let compressed =
-            cm.compressed_cut(theta, &basis, &self.points, &margins, level, &self.settings);
-        (compressed.value(theta) > level).then_some(compressed)
+        cm.compressed_cut(theta, &basis, &self.points, &margins, level, &self.settings)
+            .filter(|c| c.value(theta) > level)
     }
 
     /// The active set a dual `Y` (certificate scale, given by its quadratic forms
@@ -301,6 +310,17 @@ impl FastCm {
         level: Option<f64>,
         accuracy: f64,
     ) -> Result<(ScoreEval, EvalStats), ScoreError> {
+        let probe_clock = std::time::Instant::now();
+        let r = self.evaluate_to_inner(theta, level, accuracy);
+        if std::env::var("SOSDP_PROBE").is_ok() { if let Ok((e, st)) = &r { eprintln!("PROBE level {:?} [{:.2},{:.2}] {:.3} s cold {} comp {} memo {} rounds {} grouped {} free {} iters {}", level.map(|l| (l*100.0).round()/100.0), e.lower, e.upper, probe_clock.elapsed().as_secs_f64(), st.restarted_cold, st.compressed, st.memoised, st.rounds, st.grouped_rounds, st.free, st.iterations); } }
+        r
+    }
+    fn evaluate_to_inner(
+        &self,
+        theta: &[f64],
+        level: Option<f64>,
+        accuracy: f64,
+    ) -> Result<(ScoreEval, EvalStats), ScoreError> {
         let settings = self.settings.with_accuracy(accuracy);
         let cm = self.problem();
         cm.check_theta(theta)?;
@@ -361,6 +381,7 @@ impl FastCm {
         };
         if let (Some(k), Some((cut, _))) = (level, &tightest)
             && self.settings.compress_rank > 0
+            && low_rank(&full) >= self.settings.compress_from
             && start.origin() == Origin::Guess
             && !reduced_ok(&start.reduce(&full))
             && let Some(compressed) = self.compressed_no(theta, k, cut)
@@ -368,6 +389,7 @@ impl FastCm {
             // The warm guess folds an infeasible set, so the rounds would restart cold: the
             // compressed program certifies NO instead. The guess stays the warm state.
             let bound = compressed.value(theta);
+            self.compressed_answers.fetch_add(1, Ordering::Relaxed);
             self.keep_warm(start);
             self.keep_cut(compressed);
             return Ok((

@@ -1,0 +1,156 @@
+//! NO answers from the CM program compressed onto a small subspace (`sosdp_score::cm::compress`):
+//! every one is confirmed by the clarabel reference backend (the check has power: the same
+//! bounds raised by two points are refuted), and a release is bit-identical with and without
+//! the compressed test.
+//!
+//! The test is forced at small `D` (`compress_from = 0`); by default it only runs from `D = 31`,
+//! where cold starts are expensive.
+use nalgebra::DMatrix;
+use rand::rngs::StdRng;
+use rand::{RngExt, SeedableRng};
+use rand_distr::{Distribution, StandardNormal};
+use sosdp_eval::{Adversary, CorruptedSample};
+use sosdp_sampler::{Ball, Ellipsoid, Intersection, MechanismSettings, Start, release};
+use sosdp_score::{BallDomain, CertifiedMean, ClarabelCm, FastCm, FastSettings, ScoreOracle};
+
+fn instance(seed: u64, n: usize, d: usize, gamma: f64) -> CertifiedMean {
+    let data = CorruptedSample::identity_covariance(
+        &mut StdRng::seed_from_u64(seed),
+        n,
+        &vec![0.1; d],
+        0.08,
+        &Adversary::ShiftedCluster {
+            distance: 3.0,
+            axis: 0,
+            spread: 0.1,
+        },
+    )
+    .data;
+    CertifiedMean::new(&data, &vec![0.0; d], &(DMatrix::identity(d, d) * gamma)).unwrap()
+}
+
+/// Settings that run the compressed test at every size.
+fn forced(rank: usize) -> FastSettings {
+    FastSettings {
+        compress_rank: rank,
+        compress_from: 0,
+        ..FastSettings::default()
+    }
+}
+
+/// `centre + r u` for a uniform direction `u`.
+fn at_distance(rng: &mut StdRng, centre: &[f64], r: f64) -> Vec<f64> {
+    let g: Vec<f64> = centre
+        .iter()
+        .map(|_| StandardNormal.sample(&mut *rng))
+        .collect();
+    let norm = g.iter().map(|x: &f64| x * x).sum::<f64>().sqrt();
+    centre
+        .iter()
+        .zip(&g)
+        .map(|(c, x)| c + r * x / norm)
+        .collect()
+}
+
+/// Fill the kept cuts near the anchor, then ask membership questions farther out at levels a
+/// little above the anchor's score (the shrinkage proposals of a slice sampler): every NO the
+/// compressed program gives is a NO of the reference, and its certified lower bound is at most
+/// the reference's score.
+#[test]
+fn compressed_answers_are_confirmed_by_the_reference() {
+    let (mut compressed, mut asked, mut refuted_raised) = (0, 0, 0);
+    for (seed, n, d) in [(1u64, 1500usize, 4usize), (2, 2000, 6), (3, 2500, 8)] {
+        let cm = instance(seed, n, d, 1.6);
+        let fast = FastCm::new(cm.clone()).with_settings(forced(2));
+        let reference = ClarabelCm::new(cm.clone());
+        let anchor = fast.minimise(None).unwrap();
+        let mut rng = StdRng::seed_from_u64(70 + seed);
+        for _ in 0..6 {
+            fast.evaluate(&at_distance(&mut rng, &anchor.theta, 0.05))
+                .unwrap();
+        }
+        let tol = 1e-6 * n as f64;
+        for _ in 0..80 {
+            let r = 0.1 + 0.4 * rng.random::<f64>();
+            let theta = at_distance(&mut rng, &anchor.theta, r);
+            if !cm.in_domain(&theta) {
+                continue;
+            }
+            let level = anchor.eval.upper + 8.0 * rng.random::<f64>();
+            let before = fast.compressed_answers();
+            let (eval, stats) = fast.evaluate_detailed(&theta, Some(level)).unwrap();
+            asked += 1;
+            if !stats.compressed {
+                continue;
+            }
+            compressed += 1;
+            assert_eq!(fast.compressed_answers(), before + 1);
+            assert!(eval.lower > level, "a compressed answer must be NO: {eval:?}");
+            let truth = reference.evaluate(&theta).unwrap();
+            assert!(
+                truth.upper >= eval.lower - tol,
+                "compressed bound {} at level {level}, the reference says {truth:?}",
+                eval.lower
+            );
+            if truth.upper < eval.lower + 2.0 - tol {
+                refuted_raised += 1;
+            }
+        }
+    }
+    eprintln!(
+        "compression: {compressed} of {asked} questions answered; bounds raised by 2 points refuted {refuted_raised}"
+    );
+    assert!(
+        compressed >= 10,
+        "only {compressed} of {asked} questions answered by the compressed program: the test is vacuous"
+    );
+    assert!(
+        refuted_raised >= 1,
+        "no bound was within two points of the reference: the confirmation has no power"
+    );
+}
+
+/// The same seed gives the same release with and without the compressed test (its answers
+/// are certified, so the chain is the same), and the test answered questions in the first run.
+#[test]
+fn the_release_is_the_same_with_and_without_compression() {
+    let (n, d, gamma) = (2000, 5, 1.6);
+    let cm = instance(7, n, d, gamma);
+    let run = |rank: usize| {
+        let oracle = FastCm::new(cm.clone()).with_settings(forced(rank));
+        let radius = 0.6;
+        let domain = Intersection::new(vec![
+            Box::new(Ball::new(vec![0.0; d], radius).unwrap()),
+            Box::new(Ellipsoid::new(vec![0.0; d], &(DMatrix::identity(d, d) * gamma)).unwrap()),
+        ])
+        .unwrap();
+        let anchor = oracle
+            .minimise(Some(&BallDomain {
+                centre: vec![0.0; d],
+                radius,
+            }))
+            .unwrap();
+        let start = Start {
+            theta: anchor.theta,
+            score_upper: anchor.eval.upper,
+        };
+        let mut settings = MechanismSettings::new(1.0, d).unwrap();
+        settings.slice.iterations = 60;
+        let out = release(
+            &oracle,
+            &domain,
+            &start,
+            &settings,
+            &mut StdRng::seed_from_u64(11),
+            &mut |_| {},
+        )
+        .unwrap();
+        (out.theta, oracle.compressed_answers())
+    };
+    let (with, answered) = run(2);
+    let (without, none) = run(0);
+    assert_eq!(none, 0);
+    assert!(answered > 0, "the compressed program answered nothing");
+    assert_eq!(with, without, "the compressed test changed the release");
+    eprintln!("compressed program answered {answered} questions");
+}
