@@ -310,17 +310,6 @@ impl FastCm {
         level: Option<f64>,
         accuracy: f64,
     ) -> Result<(ScoreEval, EvalStats), ScoreError> {
-        let probe_clock = std::time::Instant::now();
-        let r = self.evaluate_to_inner(theta, level, accuracy);
-        if std::env::var("SOSDP_PROBE").is_ok() { if let Ok((e, st)) = &r { eprintln!("PROBE level {:?} [{:.2},{:.2}] {:.3} s cold {} comp {} memo {} rounds {} grouped {} free {} iters {}", level.map(|l| (l*100.0).round()/100.0), e.lower, e.upper, probe_clock.elapsed().as_secs_f64(), st.restarted_cold, st.compressed, st.memoised, st.rounds, st.grouped_rounds, st.free, st.iterations); } }
-        r
-    }
-    fn evaluate_to_inner(
-        &self,
-        theta: &[f64],
-        level: Option<f64>,
-        accuracy: f64,
-    ) -> Result<(ScoreEval, EvalStats), ScoreError> {
         let settings = self.settings.with_accuracy(accuracy);
         let cm = self.problem();
         cm.check_theta(theta)?;
