@@ -102,6 +102,12 @@ pub struct FastSettings {
     /// answer membership questions YES without a solve (MATH.md 4.9,
     /// [`crate::cm::memo`]); 0 disables memoisation. Default 64.
     pub kept_certificates: usize,
+    /// From this rank `m = sum_b p_b (p_b + 1) / 2` of the Newton system's low-rank part on, a
+    /// warm guess whose fold is infeasible restarts cold; below it, the fold is unfolded. Default
+    /// 512 (`D >= 31`): at `D = 10` unfolding was faster (clean fits 2.6-3.1 s against
+    /// 4.2-5.6 s), while at `D = 50` a stage unfolded into repair rounds that failed and fell
+    /// back to the reference backend.
+    pub cold_guess_rank: usize,
     /// A membership question whose warm guess (from the tightest kept cut) folds an infeasible
     /// set first tries to certify NO on the CM program compressed onto a subspace
     /// ([`crate::cm::compress`]) spanned by the `compress_rank` leading eigenvectors of that
@@ -161,6 +167,7 @@ impl Default for FastSettings {
             group_core: 8,
             grouped_rounds: 4,
             kept_certificates: 64,
+            cold_guess_rank: 512,
             compress_rank: 2,
             compress_from: 512,
             compress_margin: 0.9,
