@@ -5,29 +5,13 @@
 //!
 //! The test is forced at small `D` (`compress_from = 0`); by default it only runs from `D = 31`,
 //! where cold starts are expensive.
-use nalgebra::DMatrix;
+mod common;
+
+use common::{cluster_instance, short_release};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use rand_distr::{Distribution, StandardNormal};
-use sosdp_eval::{Adversary, CorruptedSample};
-use sosdp_sampler::{Ball, Ellipsoid, Intersection, MechanismSettings, Start, release};
-use sosdp_score::{BallDomain, CertifiedMean, ClarabelCm, FastCm, FastSettings, ScoreOracle};
-
-fn instance(seed: u64, n: usize, d: usize, gamma: f64) -> CertifiedMean {
-    let data = CorruptedSample::identity_covariance(
-        &mut StdRng::seed_from_u64(seed),
-        n,
-        &vec![0.1; d],
-        0.08,
-        &Adversary::ShiftedCluster {
-            distance: 3.0,
-            axis: 0,
-            spread: 0.1,
-        },
-    )
-    .data;
-    CertifiedMean::new(&data, &vec![0.0; d], &(DMatrix::identity(d, d) * gamma)).unwrap()
-}
+use sosdp_score::{ClarabelCm, FastCm, FastSettings, ScoreOracle};
 
 /// Settings that run the compressed test at every size.
 fn forced(rank: usize) -> FastSettings {
@@ -60,7 +44,7 @@ fn at_distance(rng: &mut StdRng, centre: &[f64], r: f64) -> Vec<f64> {
 fn compressed_answers_are_confirmed_by_the_reference() {
     let (mut compressed, mut asked, mut refuted_raised) = (0, 0, 0);
     for (seed, n, d) in [(1u64, 1500usize, 4usize), (2, 2000, 6), (3, 2500, 8)] {
-        let cm = instance(seed, n, d, 1.6);
+        let cm = cluster_instance(seed, n, d, 1.6);
         let fast = FastCm::new(cm.clone()).with_settings(forced(2));
         let reference = ClarabelCm::new(cm.clone());
         let anchor = fast.minimise(None).unwrap();
@@ -115,37 +99,10 @@ fn compressed_answers_are_confirmed_by_the_reference() {
 #[test]
 fn the_release_is_the_same_with_and_without_compression() {
     let (n, d, gamma) = (2000, 5, 1.6);
-    let cm = instance(7, n, d, gamma);
+    let cm = cluster_instance(7, n, d, gamma);
     let run = |rank: usize| {
         let oracle = FastCm::new(cm.clone()).with_settings(forced(rank));
-        let radius = 0.6;
-        let domain = Intersection::new(vec![
-            Box::new(Ball::new(vec![0.0; d], radius).unwrap()),
-            Box::new(Ellipsoid::new(vec![0.0; d], &(DMatrix::identity(d, d) * gamma)).unwrap()),
-        ])
-        .unwrap();
-        let anchor = oracle
-            .minimise(Some(&BallDomain {
-                centre: vec![0.0; d],
-                radius,
-            }))
-            .unwrap();
-        let start = Start {
-            theta: anchor.theta,
-            score_upper: anchor.eval.upper,
-        };
-        let mut settings = MechanismSettings::new(1.0, d).unwrap();
-        settings.slice.iterations = 60;
-        let out = release(
-            &oracle,
-            &domain,
-            &start,
-            &settings,
-            &mut StdRng::seed_from_u64(11),
-            &mut |_| {},
-        )
-        .unwrap();
-        (out.theta, oracle.compressed_answers())
+        (short_release(&oracle, d, gamma), oracle.compressed_answers())
     };
     let (with, answered) = run(2);
     let (without, none) = run(0);

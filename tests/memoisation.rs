@@ -1,31 +1,15 @@
 //! Certified memoisation of CM membership answers (MATH.md 4.9): every YES a kept certificate
 //! gives is confirmed by the clarabel reference backend, a broken ellipsoid (without the `s12`
 //! shift) is refuted by it, and a release is bit-identical with and without memoisation.
-use nalgebra::{DMatrix, DVector};
+mod common;
+
+use common::{cluster_instance, short_release};
+use nalgebra::DVector;
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use rand_distr::{Distribution, StandardNormal};
-use sosdp_eval::{Adversary, CorruptedSample};
-use sosdp_sampler::{Ball, Ellipsoid, Intersection, MechanismSettings, Start, release};
-use sosdp_score::{
-    BallDomain, Certificate, CertifiedMean, ClarabelCm, FastCm, FastSettings, ScoreOracle,
-};
+use sosdp_score::{Certificate, CertifiedMean, ClarabelCm, FastCm, FastSettings, ScoreOracle};
 
-fn instance(seed: u64, n: usize, d: usize, gamma: f64) -> CertifiedMean {
-    let data = CorruptedSample::identity_covariance(
-        &mut StdRng::seed_from_u64(seed),
-        n,
-        &vec![0.1; d],
-        0.08,
-        &Adversary::ShiftedCluster {
-            distance: 3.0,
-            axis: 0,
-            spread: 0.1,
-        },
-    )
-    .data;
-    CertifiedMean::new(&data, &vec![0.0; d], &(DMatrix::identity(d, d) * gamma)).unwrap()
-}
 
 fn point(rng: &mut StdRng, centre: &[f64], radius: f64) -> Vec<f64> {
     let g: Vec<f64> = centre
@@ -62,7 +46,7 @@ fn broken_upper(c: &Certificate, theta: &[f64], cm: &CertifiedMean, level: f64) 
 fn memoised_answers_are_confirmed_by_the_reference() {
     let (mut memoised, mut asked, mut confirmed, mut refuted_broken) = (0, 0, 0, 0);
     for (seed, n, d) in [(1u64, 600usize, 2usize), (2, 1000, 3), (3, 1500, 5)] {
-        let cm = instance(seed, n, d, 1.6);
+        let cm = cluster_instance(seed, n, d, 1.6);
         let fast = FastCm::new(cm.clone());
         let reference = ClarabelCm::new(cm.clone());
         let anchor = fast.minimise(None).unwrap();
@@ -142,40 +126,13 @@ fn memoised_answers_are_confirmed_by_the_reference() {
 #[test]
 fn the_release_is_the_same_with_and_without_memoisation() {
     let (n, d, gamma) = (2000, 3, 1.6);
-    let cm = instance(7, n, d, gamma);
+    let cm = cluster_instance(7, n, d, gamma);
     let run = |kept: usize| {
         let oracle = FastCm::new(cm.clone()).with_settings(FastSettings {
             kept_certificates: kept,
             ..FastSettings::default()
         });
-        let radius = 0.6;
-        let domain = Intersection::new(vec![
-            Box::new(Ball::new(vec![0.0; d], radius).unwrap()),
-            Box::new(Ellipsoid::new(vec![0.0; d], &(DMatrix::identity(d, d) * gamma)).unwrap()),
-        ])
-        .unwrap();
-        let anchor = oracle
-            .minimise(Some(&BallDomain {
-                centre: vec![0.0; d],
-                radius,
-            }))
-            .unwrap();
-        let start = Start {
-            theta: anchor.theta,
-            score_upper: anchor.eval.upper,
-        };
-        let mut settings = MechanismSettings::new(1.0, d).unwrap();
-        settings.slice.iterations = 60;
-        let out = release(
-            &oracle,
-            &domain,
-            &start,
-            &settings,
-            &mut StdRng::seed_from_u64(11),
-            &mut |_| {},
-        )
-        .unwrap();
-        (out.theta, oracle.memo_answers())
+        (short_release(&oracle, d, gamma), oracle.memo_answers())
     };
     let (with, answered) = run(64);
     let (without, none) = run(0);

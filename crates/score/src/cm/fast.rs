@@ -43,6 +43,10 @@ pub struct FastCm {
     bisected_ends: AtomicUsize,
     /// Cuts (affine minorants) from the duals of recent solves, newest last.
     cuts: Mutex<Vec<Cut>>,
+    /// Cuts of the compressed program ([`crate::cm::compress`]), newest last: they certify NO
+    /// answers and outer chord ends like the others, but never seed a warm start (their duals
+    /// have rank at most 5).
+    compressed_cuts: Mutex<Vec<Cut>>,
     /// Certificates (feasible primals) of recent solves, newest last (MATH.md 4.9).
     certificates: Mutex<Vec<Certificate>>,
     /// Membership questions answered by a kept certificate, without a solve.
@@ -61,6 +65,7 @@ impl Clone for FastCm {
             fallbacks: AtomicUsize::new(0),
             bisected_ends: AtomicUsize::new(0),
             cuts: Mutex::new(Vec::new()),
+            compressed_cuts: Mutex::new(Vec::new()),
             certificates: Mutex::new(Vec::new()),
             memo_answers: AtomicUsize::new(0),
             compressed_answers: AtomicUsize::new(0),
@@ -82,6 +87,7 @@ impl FastCm {
             fallbacks: AtomicUsize::new(0),
             bisected_ends: AtomicUsize::new(0),
             cuts: Mutex::new(Vec::new()),
+            compressed_cuts: Mutex::new(Vec::new()),
             certificates: Mutex::new(Vec::new()),
             memo_answers: AtomicUsize::new(0),
             compressed_answers: AtomicUsize::new(0),
@@ -148,6 +154,10 @@ impl FastCm {
     pub fn reset(&self) {
         self.warm.clear();
         self.cuts.lock().unwrap_or_else(|e| e.into_inner()).clear();
+        self.compressed_cuts
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
         self.certificates
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -191,11 +201,16 @@ impl FastCm {
 
     /// Keep the cut of a solve (the oldest one goes when there are [`FastSettings::kept_cuts`]).
     pub(crate) fn keep_cut(&self, cut: Cut) {
-        let mut cuts = self.cuts.lock().unwrap_or_else(|e| e.into_inner());
-        if cuts.len() == self.settings.kept_cuts {
-            cuts.remove(0);
-        }
-        cuts.push(cut);
+        keep_newest(&self.cuts, cut, self.settings.kept_cuts);
+    }
+
+    /// The largest lower bound the kept cuts of the compressed program give at `theta`.
+    fn compressed_bound(&self, theta: &[f64]) -> Option<f64> {
+        let cuts = self
+            .compressed_cuts
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        cuts.iter().map(|c| c.value(theta)).max_by(f64::total_cmp)
     }
 
     /// Keep the certificate of a solve (the oldest one goes when there are
@@ -330,7 +345,12 @@ impl FastCm {
         let tightest = self.tightest_cut(theta);
         if let Some(k) = level {
             // A kept cut may already certify "score > level"; a = 0 gives the upper end.
-            let bound = tightest.as_ref().map_or(0.0, |t| t.1.max(0.0));
+            let bound = tightest
+                .as_ref()
+                .map(|t| t.1)
+                .into_iter()
+                .chain(self.compressed_bound(theta))
+                .fold(0.0, f64::max);
             if bound > k {
                 return Ok((
                     ScoreEval::bracketed(n, bound, n),
@@ -380,7 +400,7 @@ impl FastCm {
             let bound = compressed.value(theta);
             self.compressed_answers.fetch_add(1, Ordering::Relaxed);
             self.keep_warm(start);
-            self.keep_cut(compressed);
+            keep_newest(&self.compressed_cuts, compressed, self.settings.kept_cuts);
             return Ok((
                 ScoreEval::bracketed(n, bound, n),
                 EvalStats {
@@ -443,8 +463,13 @@ crate::active_set::fast_oracle!(FastCm {
         let k = level + self.settings.refinement.floor_points(self.max_score());
         let back: Vec<f64> = u.iter().map(|v| -v).collect();
         let cuts = self.cuts.lock().unwrap_or_else(|e| e.into_inner());
+        let compressed = self
+            .compressed_cuts
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
         let end = |dir: &[f64]| {
             cuts.iter()
+                .chain(compressed.iter())
                 .filter_map(|c| c.ray_end(x, dir, k))
                 .min_by(f64::total_cmp)
                 .map(|s| s.max(0.0))
@@ -473,6 +498,17 @@ crate::active_set::fast_oracle!(FastCm {
         })
     }
 });
+
+/// Push `cut` onto `kept`, dropping the oldest when there are `most`.
+fn keep_newest(kept: &Mutex<Vec<Cut>>, cut: Cut, most: usize) {
+    let mut kept = kept.lock().unwrap_or_else(|e| e.into_inner());
+    if kept.len() >= most {
+        kept.remove(0);
+    }
+    if most > 0 {
+        kept.push(cut);
+    }
+}
 
 /// How the CM program of [`FastCm`] maps onto the score: `CM = n + n * objective` (the
 /// objective is `-sum a / n`).
