@@ -314,6 +314,18 @@ impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
                     (set.estimate(), false, round + 1, true);
                 continue;
             }
+            if guess
+                && round + 1 - first >= self.settings.guess_rounds
+                && low_rank(full) >= self.settings.cold_guess_rank
+            {
+                // A warm guess still undecided after `guess_rounds` rounds: at a large Newton
+                // rank its repairs head for the full problem (every weight free, tens of
+                // seconds per iteration at D = 50, n = 50000); a cold start instead.
+                set = self.cold_start();
+                (estimate, guess, first, stats.restarted_cold) =
+                    (set.estimate(), false, round + 1, true);
+                continue;
+            }
             if !contradicted.is_empty() {
                 // Repairs free contradicted weights; at most `repair_budget` of them per round,
                 // the most contradicted first: a reduced problem whose fold is far off (a warm

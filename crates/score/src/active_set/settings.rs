@@ -108,6 +108,11 @@ pub struct FastSettings {
     /// 4.2-5.6 s), while at `D = 50` a stage unfolded into repair rounds that failed and fell
     /// back to the reference backend.
     pub cold_guess_rank: usize,
+    /// From that rank on, a warm guess whose rounds have not certified an answer after
+    /// `guess_rounds` rounds restarts cold. Default 6 (the d = 50 stages certify most warm
+    /// questions within 5 rounds, 4 of them grouped; left alone, the repairs of an undecided
+    /// guess reached the round that frees every weight).
+    pub guess_rounds: usize,
     /// A membership question whose warm guess (from the tightest kept cut) folds an infeasible
     /// set first tries to certify NO on the CM program compressed onto a subspace
     /// ([`crate::cm::compress`]) spanned by the `compress_rank` leading eigenvectors of that
@@ -168,6 +173,7 @@ impl Default for FastSettings {
             grouped_rounds: 4,
             kept_certificates: 64,
             cold_guess_rank: 512,
+            guess_rounds: 6,
             compress_rank: 2,
             compress_from: 512,
             compress_margin: 0.9,
