@@ -69,7 +69,10 @@ fn compressed_answers_are_confirmed_by_the_reference() {
             }
             compressed += 1;
             assert_eq!(fast.compressed_answers(), before + 1);
-            assert!(eval.lower > level, "a compressed answer must be NO: {eval:?}");
+            assert!(
+                eval.lower > level,
+                "a compressed answer must be NO: {eval:?}"
+            );
             let truth = reference.evaluate(&theta).unwrap();
             assert!(
                 truth.upper >= eval.lower - tol,
@@ -102,7 +105,10 @@ fn the_release_is_the_same_with_and_without_compression() {
     let cm = cluster_instance(7, n, d, gamma);
     let run = |rank: usize| {
         let oracle = FastCm::new(cm.clone()).with_settings(forced(rank));
-        (short_release(&oracle, d, gamma), oracle.compressed_answers())
+        (
+            short_release(&oracle, d, gamma),
+            oracle.compressed_answers(),
+        )
     };
     let (with, answered) = run(2);
     let (without, none) = run(0);

@@ -10,7 +10,6 @@ use rand::{RngExt, SeedableRng};
 use rand_distr::{Distribution, StandardNormal};
 use sosdp_score::{Certificate, CertifiedMean, ClarabelCm, FastCm, FastSettings, ScoreOracle};
 
-
 fn point(rng: &mut StdRng, centre: &[f64], radius: f64) -> Vec<f64> {
     let g: Vec<f64> = centre
         .iter()

@@ -383,7 +383,12 @@ impl FastCm {
             .filter(|set| set.status().len() == full.upper.len());
         let start = match (tightest.as_ref().filter(|_| self.settings.warm_start), warm) {
             (Some((cut, bound)), warm) => self
-                .set_from_dual(&full, warm, &cut.quad, Some(level.unwrap_or(*bound).max(*bound)))
+                .set_from_dual(
+                    &full,
+                    warm,
+                    &cut.quad,
+                    Some(level.unwrap_or(*bound).max(*bound)),
+                )
                 .with_origin(Origin::Guess),
             (None, Some(set)) => set,
             (None, None) => cold_set(&full, &settings, &reduced_ok, &[], true),
