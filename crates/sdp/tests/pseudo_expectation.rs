@@ -1,4 +1,9 @@
 //! Textbook instances of the pseudo-expectation SDP (MATH.md section 3.1).
+//!
+//! Each solve must end (almost) optimal, `Solved` or `AlmostSolved`, and its value is checked
+//! against the known answer. Which of the two clarabel reports depends on the BLAS kernels: with
+//! OpenBLAS's Zen kernels, `matrix_constraints` at t = 2 ends `AlmostSolved` at 0.99999997
+//! (`Solved` at 0.999999995 with `OPENBLAS_CORETYPE=Haswell`).
 use sosdp_sdp::{
     Monomial, Polynomial, ProgramError, PseudoExpectationProgram, SolveSettings, Status, Variables,
     monomials_up_to,
@@ -47,7 +52,7 @@ fn univariate_quartic_minimum_is_exact() {
         e.objective,
         e.expect(&x)
     );
-    assert_eq!(e.status, Status::Solved);
+    assert!(e.status.is_solved(), "{:?}", e.status);
     assert!(
         (e.objective - p_star).abs() < 1e-5,
         "{} vs {p_star}",
@@ -75,7 +80,7 @@ fn cycle_maxcut(n: usize, t: usize) -> f64 {
     let cut: Polynomial = (0..n).map(|i| 0.5 - 0.5 * (&x[i] * &x[(i + 1) % n])).sum();
     program.maximize(&cut).unwrap();
     let e = program.solve(&settings()).unwrap();
-    assert_eq!(e.status, Status::Solved);
+    assert!(e.status.is_solved(), "{:?}", e.status);
     e.objective
 }
 
@@ -188,7 +193,7 @@ fn motzkin_bounds() {
         "(1 + x^2 + y^2) Motzkin t=4: {:?}, value {}",
         e.status, e.objective
     );
-    assert_eq!(e.status, Status::Solved);
+    assert!(e.status.is_solved(), "{:?}", e.status);
     assert!(e.objective.abs() < 1e-5, "{}", e.objective);
 }
 
@@ -206,7 +211,7 @@ fn matrix_constraints() {
             .unwrap();
         program.maximize(&x).unwrap();
         let e = program.solve(&settings()).unwrap();
-        assert_eq!(e.status, Status::Solved);
+        assert!(e.status.is_solved(), "{:?}", e.status);
         assert!((e.objective - 1.0).abs() < 1e-6, "t = {t}: {}", e.objective);
 
         let mut program = PseudoExpectationProgram::new(&vars, t);
@@ -216,7 +221,7 @@ fn matrix_constraints() {
         program.inequality(&(0.25 - &y)).unwrap();
         program.maximize(&x).unwrap();
         let e = program.solve(&settings()).unwrap();
-        assert_eq!(e.status, Status::Solved);
+        assert!(e.status.is_solved(), "{:?}", e.status);
         assert!((e.objective - 0.5).abs() < 1e-6, "t = {t}: {}", e.objective);
     }
 }
