@@ -19,6 +19,8 @@
 //! - [`mala`]: Metropolis-adjusted Langevin steps with a frozen Gaussian surrogate,
 //!   interleaved with slice iterations (4.8);
 //! - [`harden`]: output hardening (4.6);
+//! - [`reference`]: a quadratic score whose rounded law is known in closed form (tests and
+//!   the chain-length calibration);
 //! - [`mechanism`]: the entry point and the release record;
 //! - [`error`]: [`SamplerError`]; [`progress`]: [`Progress`] reports of long runs.
 pub mod body;
@@ -32,6 +34,7 @@ pub mod levels;
 pub mod mala;
 pub mod mechanism;
 pub mod progress;
+pub mod reference;
 pub mod slice;
 pub mod target;
 pub mod volume;

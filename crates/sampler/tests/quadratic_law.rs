@@ -41,38 +41,13 @@
 //! of an oracle with `a` 15% too large (KS p ≈ 1e-60 and 1e-72; moments 1e-14 at d = 10).
 mod common;
 use common::{ks_one_p, rng};
-use sosdp_oracle::{ScoreError, ScoreEval, ScoreOracle};
+use sosdp_oracle::ScoreOracle;
+use sosdp_sampler::reference::{QuadraticScore, RoundedQuadraticLaw};
 use sosdp_sampler::target::Target;
 use sosdp_sampler::{
     Ball, Directions, Levels, LineMove, MechanismSettings, Progress, SliceSettings, Start, release,
     slice,
 };
-
-/// `s(theta) = min(n, (a/2) |theta - mu|^2)`, exactly.
-struct Quadratic {
-    mu: Vec<f64>,
-    a: f64,
-    n: f64,
-}
-
-impl ScoreOracle for Quadratic {
-    fn dim(&self) -> usize {
-        self.mu.len()
-    }
-
-    fn max_score(&self) -> f64 {
-        self.n
-    }
-
-    fn backend(&self) -> &'static str {
-        "quadratic"
-    }
-
-    fn evaluate(&self, theta: &[f64]) -> Result<ScoreEval, ScoreError> {
-        let s = (0.5 * self.a * r2(theta, &self.mu)).min(self.n);
-        Ok(ScoreEval::bracketed(s, s, s))
-    }
-}
 
 fn r2(theta: &[f64], mu: &[f64]) -> f64 {
     theta.iter().zip(mu).map(|(t, m)| (t - m) * (t - m)).sum()
@@ -90,8 +65,8 @@ fn mu(d: usize) -> Vec<f64> {
         .collect()
 }
 
-fn oracle(d: usize, a: f64) -> Quadratic {
-    Quadratic { mu: mu(d), a, n: N }
+fn oracle(d: usize, a: f64) -> QuadraticScore {
+    QuadraticScore::isotropic(mu(d), a, N)
 }
 
 fn domain(d: usize) -> Ball {
@@ -99,98 +74,35 @@ fn domain(d: usize) -> Ball {
 }
 
 /// The exact law of `r^2 = |theta - mu|^2` under the rounded target (module doc) at offset
-/// `kappa`, sampling parameter `eps'` and curvature `a`.
+/// `kappa`, sampling parameter `eps'` and curvature `a`: the score's law
+/// ([`RoundedQuadraticLaw`]) with `s = (a/2) r^2`.
 struct RoundedLaw {
-    kappa: f64,
+    score: RoundedQuadraticLaw,
     a: f64,
-    half_d: f64,
-    /// `ln` of the unnormalised shell masses, shell `i` = `(max(0, l_i - 1), l_i]`.
-    log_mass: Vec<f64>,
-    /// Normalised CDF of the score at the upper end of each shell.
-    cum: Vec<f64>,
-    log_z: f64,
-    eps: f64,
-}
-
-fn log_sum_exp(xs: &[f64]) -> f64 {
-    let m = xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    m + xs.iter().map(|x| (x - m).exp()).sum::<f64>().ln()
 }
 
 impl RoundedLaw {
     fn new(d: usize, eps: f64, a: f64, kappa: f64) -> Self {
-        let half_d = d as f64 / 2.0;
-        // Shells far beyond the Gamma(d/2, eps') bulk of the score carry no mass.
-        let top = (half_d / eps + 80.0 * half_d.sqrt() / eps + 50.0).ceil() as usize;
-        let mut law = RoundedLaw {
-            kappa,
+        RoundedLaw {
+            score: RoundedQuadraticLaw::new(d, eps, kappa),
             a,
-            half_d,
-            log_mass: Vec::new(),
-            cum: Vec::new(),
-            log_z: 0.0,
-            eps,
-        };
-        law.log_mass = (0..top)
-            .map(|i| law.log_partial(i, law.level(i), half_d))
-            .collect();
-        law.log_z = log_sum_exp(&law.log_mass);
-        let mut acc = 0.0;
-        law.cum = law
-            .log_mass
-            .iter()
-            .map(|lm| {
-                acc += (lm - law.log_z).exp();
-                acc
-            })
-            .collect();
-        law
-    }
-
-    fn level(&self, i: usize) -> f64 {
-        self.kappa + i as f64
-    }
-
-    fn shell_lo(&self, i: usize) -> f64 {
-        (self.level(i) - 1.0).max(0.0)
-    }
-
-    /// `ln (e^{-eps' l_i} int_{lo_i}^{x} s^{m - 1} ds)` for `x` in shell `i`.
-    fn log_partial(&self, i: usize, x: f64, m: f64) -> f64 {
-        let lo = self.shell_lo(i);
-        if x <= lo {
-            return f64::NEG_INFINITY;
         }
-        -self.eps * self.level(i) + m * x.ln() + (-(m * (lo / x).ln()).exp_m1()).ln() - m.ln()
     }
 
     /// CDF of `r^2`.
     fn cdf(&self, r2: f64) -> f64 {
-        let s = 0.5 * self.a * r2;
-        if s <= 0.0 {
-            return 0.0;
-        }
-        let i = (s - self.kappa).ceil().max(0.0) as usize;
-        if i >= self.cum.len() {
-            return 1.0;
-        }
-        let below = if i == 0 { 0.0 } else { self.cum[i - 1] };
-        (below + (self.log_partial(i, s, self.half_d) - self.log_z).exp()).min(1.0)
+        self.score.cdf(0.5 * self.a * r2)
     }
 
     /// `E[(r^2)^k]`.
     fn moment(&self, k: u32) -> f64 {
-        let m = self.half_d + k as f64;
-        let logs: Vec<f64> = (0..self.log_mass.len())
-            .map(|i| self.log_partial(i, self.level(i), m))
-            .collect();
-        (log_sum_exp(&logs) - self.log_z).exp() * (2.0 / self.a).powi(k as i32)
+        self.score.moment(k) * (2.0 / self.a).powi(k as i32)
     }
 }
 
 /// One release per seed: the final points and their offsets.
 fn releases(
-    oracle: &Quadratic,
+    oracle: &QuadraticScore,
     eps: f64,
     seeds: std::ops::Range<u64>,
 ) -> Vec<(Vec<f64>, f64, usize)> {

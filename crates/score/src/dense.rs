@@ -158,6 +158,81 @@ pub fn syrk(a: &DMatrix<f64>, transpose: bool, alpha: f64, beta: f64, c: &mut DM
     }
 }
 
+/// `I + A A^T` for an `m x k` matrix `A`, formed as `(I + A_1 A_1^T) + A_2 A_2^T` over the two
+/// column halves of `A` (contiguous in column-major storage), each on its own rayon task with
+/// single-threaded BLAS. The split is fixed (two halves whatever the number of cores), so the
+/// result is the same on every machine; it differs from one [`syrk`] only in the order of the
+/// two partial sums.
+pub fn identity_plus_syrk_halves(a: &DMatrix<f64>) -> DMatrix<f64> {
+    let (m, k) = (a.nrows(), a.ncols());
+    let h = k / 2;
+    let (first, second) = a.as_slice().split_at(m * h);
+    let (mut c, c2) = rayon::join(
+        || {
+            let mut c = DMatrix::identity(m, m);
+            syrk_lower_n(m, h, first, 1.0, 1.0, c.as_mut_slice());
+            c
+        },
+        || {
+            let mut c = DMatrix::zeros(m, m);
+            syrk_lower_n(m, k - h, second, 1.0, 0.0, c.as_mut_slice());
+            c
+        },
+    );
+    c += c2;
+    for j in 0..m {
+        for i in 0..j {
+            c[(i, j)] = c[(j, i)];
+        }
+    }
+    c
+}
+
+/// The lower triangle of `C = alpha A A^T + beta C` for a column-major `n x k` block `a`
+/// (leading dimension `n`); `c` is `n x n`.
+fn syrk_lower_n(n: usize, k: usize, a: &[f64], alpha: f64, beta: f64, c: &mut [f64]) {
+    if n == 0 || k == 0 {
+        c.iter_mut().for_each(|v| *v *= beta);
+        return;
+    }
+    // SAFETY: `a` holds n * k column-major values, `c` n * n; both leading dimensions are n.
+    unsafe {
+        blas::dsyrk(
+            b'L', b'N', n as i32, k as i32, alpha, a, n as i32, beta, c, n as i32,
+        )
+    };
+}
+
+/// [`gemv`] with the work split into two rayon tasks over the column halves of `A`: for
+/// `op(A) = A`, `y = (alpha A_1 x_1 + beta y) + alpha A_2 x_2`; for `op(A) = A^T`, the two halves
+/// of `y` separately (the same numbers as one [`gemv`]). Deterministic, as
+/// [`identity_plus_syrk_halves`].
+pub fn gemv_halves(ta: bool, alpha: f64, a: &DMatrix<f64>, x: &[f64], beta: f64, y: &mut [f64]) {
+    let (m, k) = (a.nrows(), a.ncols());
+    assert_eq!(
+        (x.len(), y.len()),
+        if ta { (m, k) } else { (k, m) },
+        "gemv: wrong vector lengths"
+    );
+    let h = k / 2;
+    let (first, second) = a.as_slice().split_at(m * h);
+    if ta {
+        let (y1, y2) = y.split_at_mut(h);
+        rayon::join(
+            || gemv_slice(true, m, h, alpha, first, x, beta, y1),
+            || gemv_slice(true, m, k - h, alpha, second, x, beta, y2),
+        );
+    } else {
+        let (x1, x2) = x.split_at(h);
+        let mut y2 = vec![0.0; m];
+        rayon::join(
+            || gemv_slice(false, m, h, alpha, first, x1, beta, y),
+            || gemv_slice(false, m, k - h, alpha, second, x2, 0.0, &mut y2),
+        );
+        y.iter_mut().zip(&y2).for_each(|(v, w)| *v += w);
+    }
+}
+
 /// `C = alpha * op(A) op(B) + beta * C` (BLAS `dgemm`), `op` transposing when `ta` / `tb`,
 /// without forming a transpose.
 pub fn gemm(
@@ -235,6 +310,23 @@ pub fn gemv(ta: bool, alpha: f64, a: &DMatrix<f64>, x: &[f64], beta: f64, y: &mu
         (a.nrows(), a.ncols())
     };
     assert_eq!((x.len(), y.len()), (n, m), "gemv: wrong vector lengths");
+    gemv_slice(ta, a.nrows(), a.ncols(), alpha, a.as_slice(), x, beta, y);
+}
+
+/// [`gemv`] on a column-major `rows x cols` block `a` (leading dimension `rows`).
+#[allow(clippy::too_many_arguments)]
+fn gemv_slice(
+    ta: bool,
+    rows: usize,
+    cols: usize,
+    alpha: f64,
+    a: &[f64],
+    x: &[f64],
+    beta: f64,
+    y: &mut [f64],
+) {
+    let (m, n) = if ta { (cols, rows) } else { (rows, cols) };
+    debug_assert_eq!((x.len(), y.len(), a.len()), (n, m, rows * cols));
     if m == 0 {
         return;
     }
@@ -242,15 +334,16 @@ pub fn gemv(ta: bool, alpha: f64, a: &DMatrix<f64>, x: &[f64], beta: f64, y: &mu
         y.iter_mut().for_each(|v| *v *= beta);
         return;
     }
-    // SAFETY: shapes checked above; `a` is column-major with leading dimension its row count.
+    // SAFETY: `a` holds rows * cols column-major values with leading dimension rows; the
+    // vector lengths match op(a).
     unsafe {
         blas::dgemv(
             if ta { b'T' } else { b'N' },
-            a.nrows() as i32,
-            a.ncols() as i32,
+            rows as i32,
+            cols as i32,
             alpha,
-            a.as_slice(),
-            a.nrows().max(1) as i32,
+            a,
+            rows.max(1) as i32,
             x,
             1,
             beta,
@@ -370,6 +463,38 @@ mod tests {
                 .zip(expect.iter())
                 .all(|(u, v)| (u - v).abs() < 1e-9)
         );
+    }
+
+    /// The two-halves kernels equal the whole products: `I + A A^T` to rounding (the halves are
+    /// summed in another order), the transposed product bit for bit (disjoint outputs), for an
+    /// odd and an even number of columns; a variant that drops the second half is caught.
+    #[test]
+    fn halves_match_whole_products() {
+        for k in [7, 8] {
+            let a = DMatrix::from_fn(5, k, |i, j| {
+                ((i * 3 + j * 5) % 7) as f64 - 2.5 + 0.1 * j as f64
+            });
+            let mut whole = DMatrix::identity(5, 5);
+            syrk(&a, false, 1.0, 1.0, &mut whole);
+            let halves = identity_plus_syrk_halves(&a);
+            assert!((&halves - &whole).norm() < 1e-12, "k = {k}");
+            assert!((&halves - halves.transpose()).norm() == 0.0);
+            let first = a.columns(0, k / 2).into_owned();
+            let mut dropped = DMatrix::identity(5, 5);
+            syrk(&first, false, 1.0, 1.0, &mut dropped);
+            assert!((&dropped - &whole).norm() > 1.0, "non-vacuity, k = {k}");
+
+            let x: Vec<f64> = (0..k).map(|j| j as f64 - 2.0).collect();
+            let (mut y, mut y_halves) = (vec![1.0; 5], vec![1.0; 5]);
+            gemv(false, 0.5, &a, &x, -2.0, &mut y);
+            gemv_halves(false, 0.5, &a, &x, -2.0, &mut y_halves);
+            assert!(y.iter().zip(&y_halves).all(|(u, v)| (u - v).abs() < 1e-12));
+            let z = [1.0, -1.0, 2.0, 0.5, 3.0];
+            let (mut t, mut t_halves) = (vec![1.0; k], vec![1.0; k]);
+            gemv(true, -1.0, &a, &z, 3.0, &mut t);
+            gemv_halves(true, -1.0, &a, &z, 3.0, &mut t_halves);
+            assert_eq!(t, t_halves);
+        }
     }
 
     /// The LAPACK eigenvalue agrees with nalgebra's.

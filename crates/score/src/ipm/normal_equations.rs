@@ -4,8 +4,9 @@ use super::IpmSettings;
 use super::problem::{ConeVec, Problem, XVec, axpyv, sym};
 use super::scaling::Scaling;
 use crate::dense::quad_forms;
-use crate::dense::{Cholesky, gemv, mul, syrk};
+use crate::dense::{Cholesky, gemv, gemv_halves, identity_plus_syrk_halves, mul, syrk};
 use nalgebra::{DMatrix, DVector};
+use rayon::prelude::*;
 
 /// The factored normal equations `G^T (W^T W)^{-1} G`.
 pub(super) struct Normal {
@@ -27,7 +28,27 @@ enum AaSolver {
         fs: DMatrix<f64>,
         sqrt_dg: Vec<f64>,
         inner: Cholesky,
+        /// The products with `Fs` run as two column halves on rayon's threads
+        /// ([`IpmSettings::split_flops`]).
+        split: bool,
     },
+}
+
+/// `y = alpha op(Fs) x + beta y`, in two halves when `split`.
+fn fs_gemv(
+    split: bool,
+    ta: bool,
+    alpha: f64,
+    fs: &DMatrix<f64>,
+    x: &[f64],
+    beta: f64,
+    y: &mut [f64],
+) {
+    if split {
+        gemv_halves(ta, alpha, fs, x, beta, y);
+    } else {
+        gemv(ta, alpha, fs, x, beta, y);
+    }
 }
 
 impl Normal {
@@ -36,6 +57,7 @@ impl Normal {
         scaling: &Scaling,
         s: &ConeVec,
         z: &ConeVec,
+        settings: &IpmSettings,
     ) -> Option<Self> {
         let n = problem.n();
         let k = problem.k();
@@ -57,9 +79,9 @@ impl Normal {
             // Woodbury: rows of F are svec(P_i P_i^T) for each block, then sqrt(d_j) g_j 1^T;
             // each column i is scaled by 1 / sqrt(Dg_i) as it is written.
             let sqrt_dg: Vec<f64> = dg.iter().map(|d| d.sqrt()).collect();
+            let split = (m_total * m_total * n) as f64 >= settings.split_flops;
             let mut fs = DMatrix::zeros(m_total, n);
-            for (i, mut out) in fs.column_iter_mut().enumerate() {
-                let out = out.as_mut_slice();
+            let write = |i: usize, out: &mut [f64]| {
                 let inv = 1.0 / sqrt_dg[i];
                 let mut r = 0;
                 for p in &scaled {
@@ -78,13 +100,30 @@ impl Normal {
                 for (j, row) in problem.rows.iter().enumerate() {
                     out[r + j] = inv * d_row[j].sqrt() * row.a_coeff;
                 }
+            };
+            if split {
+                fs.as_mut_slice()
+                    .par_chunks_mut(m_total)
+                    .enumerate()
+                    .for_each(|(i, out)| write(i, out));
+            } else {
+                fs.as_mut_slice()
+                    .chunks_mut(m_total)
+                    .enumerate()
+                    .for_each(|(i, out)| write(i, out));
             }
-            let mut inner = DMatrix::identity(m_total, m_total);
-            syrk(&fs, false, 1.0, 1.0, &mut inner);
+            let inner = if split {
+                identity_plus_syrk_halves(&fs)
+            } else {
+                let mut inner = DMatrix::identity(m_total, m_total);
+                syrk(&fs, false, 1.0, 1.0, &mut inner);
+                inner
+            };
             AaSolver::Woodbury {
                 fs,
                 sqrt_dg,
                 inner: Cholesky::new(inner)?,
+                split,
             }
         } else {
             // `M_aa = Dg + sum_b (P_b^T P_b)∘(P_b^T P_b) + sum_j d_j g_j^2 1 1^T`, built in
@@ -190,13 +229,18 @@ impl Normal {
                 let x = chol.solve(rhs);
                 rhs.copy_from_slice(&x);
             }
-            AaSolver::Woodbury { fs, sqrt_dg, inner } => {
+            AaSolver::Woodbury {
+                fs,
+                sqrt_dg,
+                inner,
+                split,
+            } => {
                 // Dg^{-1/2} (y - Fs^T (I + Fs Fs^T)^{-1} Fs y), y = Dg^{-1/2} r.
                 rhs.iter_mut().zip(sqrt_dg).for_each(|(x, s)| *x /= s);
                 let mut u = vec![0.0; fs.nrows()];
-                gemv(false, 1.0, fs, rhs, 0.0, &mut u);
+                fs_gemv(*split, false, 1.0, fs, rhs, 0.0, &mut u);
                 let u = inner.solve(&u);
-                gemv(true, -1.0, fs, &u, 1.0, rhs);
+                fs_gemv(*split, true, -1.0, fs, &u, 1.0, rhs);
                 rhs.iter_mut().zip(sqrt_dg).for_each(|(x, s)| *x /= s);
             }
         }
@@ -211,12 +255,14 @@ impl Normal {
                 gemv(false, 1.0, m, &x.a, 0.0, &mut y);
                 y
             }
-            AaSolver::Woodbury { fs, sqrt_dg, .. } => {
+            AaSolver::Woodbury {
+                fs, sqrt_dg, split, ..
+            } => {
                 // Dg^{1/2} (I + Fs^T Fs) Dg^{1/2} da.
                 let mut y: Vec<f64> = x.a.iter().zip(sqrt_dg).map(|(v, s)| v * s).collect();
                 let mut fx = vec![0.0; fs.nrows()];
-                gemv(false, 1.0, fs, &y, 0.0, &mut fx);
-                gemv(true, 1.0, fs, &fx, 1.0, &mut y);
+                fs_gemv(*split, false, 1.0, fs, &y, 0.0, &mut fx);
+                fs_gemv(*split, true, 1.0, fs, &fx, 1.0, &mut y);
                 y.iter_mut().zip(sqrt_dg).for_each(|(v, s)| *v *= s);
                 y
             }

@@ -4,7 +4,7 @@
 ///
 /// Defaults: `gap_tol = 1e-9`, `feas_tol = 1e-9`, `max_iter = 80`, `stall_factor = 1e3`,
 /// `step_fraction = 0.99`, `svd_max_iter = 1000`, `refinement_steps = 8`,
-/// `refinement_tol = 1e-14`. The fast backends build theirs from [`crate::FastSettings`].
+/// `refinement_tol = 1e-14`, `split_flops = 1e8`. The fast backends build theirs from [`crate::FastSettings`].
 #[derive(Clone, Debug)]
 pub struct IpmSettings {
     /// Absolute duality gap `s^T z` at which an accurate iterate is converged (objective
@@ -32,6 +32,12 @@ pub struct IpmSettings {
     /// The refinement stops once the residual is at most `refinement_tol` times the
     /// right-hand side's max-norm (rounding level), or no longer halves. Default `1e-14`.
     pub refinement_tol: f64,
+    /// A Woodbury Newton system whose rank-`N` update costs at least this many flops
+    /// (`N m^2` for `N` free weights and rank `m`) is formed, and multiplied by, as two column
+    /// halves on rayon's threads, each with single-threaded BLAS (two cores then share one
+    /// solve; results depend only on the fixed two-way split, not on the core count). Default
+    /// `1e8` (about 5 ms on one core); `f64::INFINITY` keeps every product whole.
+    pub split_flops: f64,
 }
 
 impl Default for IpmSettings {
@@ -45,6 +51,7 @@ impl Default for IpmSettings {
             svd_max_iter: 1000,
             refinement_steps: 8,
             refinement_tol: 1e-14,
+            split_flops: 1e8,
         }
     }
 }

@@ -1,0 +1,137 @@
+//! Chain-length calibration of the slice path (docs/sampler.md, "Chain lengths"): how close
+//! the law of a chain's state after `T` iterations from the mode is to the exact rounded law,
+//! on the reference quadratic score ([`sosdp_sampler::reference`]), as a function of `T / d`.
+//!
+//! For each dimension `d`, shape and sampling parameter `eps'`, `K` independent chains start at
+//! the mode (as a release starts at the anchor, the score's minimiser), each with its own
+//! uniform level offset `kappa`, and run `slice::sample` one iteration at a time (the same
+//! chain as one call with more iterations). At the checkpoints `T = c d` the probability
+//! integral transform `u = F_kappa(s(theta_T))` of the score is recorded; under the exact law `u`
+//! is uniform. Printed per checkpoint: the KS distance of the `u` and its p-value, the z-score
+//! of their mean (a chain that has not climbed to the bulk has `u` too small), and the z-score
+//! of the spread along coordinate 0, `w = c_0 (theta_0 - mu_0)^2 / 2`, whose exact mean is
+//! `E[s] / d` (the direction `C^{1/2} (theta - mu) / sqrt(2 s)` is uniform on the sphere and
+//! independent of `s`; `E[U_0^4] = 3 / (d (d + 2))` gives its variance): on the `long` shape this
+//! is the slowest direction.
+//!
+//! Shapes: `iso` (all curvatures 1), `long4` and `long8` (coordinate 0 has curvature 1/16, resp.
+//! 1/64: its axis is 4, resp. 8 times longer than the others; hit-and-run with isotropic
+//! directions moves along a long axis slowly).
+//!
+//! `cargo run --release -p sosdp-sampler --example chain_length -- K EPS d1 [d2 ...]`
+use rand::rngs::StdRng;
+use rand::{RngExt, SeedableRng};
+use rayon::prelude::*;
+use sosdp_oracle::ScoreOracle;
+use sosdp_sampler::reference::{QuadraticScore, RoundedQuadraticLaw};
+use sosdp_sampler::target::Target;
+use sosdp_sampler::{Ball, Directions, Levels, LineMove, SliceSettings, slice};
+
+/// Checkpoints `T = c d`.
+const MULTIPLIERS: [usize; 9] = [1, 2, 3, 5, 10, 15, 20, 40, 80];
+
+/// KS distance of `u` against the uniform law.
+fn ks_uniform(u: &[f64]) -> f64 {
+    let mut v = u.to_vec();
+    v.sort_by(f64::total_cmp);
+    let n = v.len() as f64;
+    v.iter()
+        .enumerate()
+        .map(|(i, &x)| (x - i as f64 / n).abs().max(((i + 1) as f64 / n - x).abs()))
+        .fold(0.0, f64::max)
+}
+
+/// Asymptotic Kolmogorov p-value of distance `d` with `n` draws (Stephens' correction).
+fn ks_p(d: f64, n: f64) -> f64 {
+    let lambda = (n.sqrt() + 0.12 + 0.11 / n.sqrt()) * d;
+    if lambda < 0.2 {
+        return 1.0;
+    }
+    (1..=100)
+        .map(|k| 2.0 * (-1f64).powi(k - 1) * (-2.0 * (k as f64 * lambda).powi(2)).exp())
+        .sum::<f64>()
+        .clamp(0.0, 1.0)
+}
+
+/// Per checkpoint: the PIT of the score and the z-contribution `(w - E w) / sd(w)` of the spread
+/// along coordinate 0.
+fn chain(oracle: &QuadraticScore, eps: f64, seed: u64) -> Vec<(f64, f64)> {
+    let d = oracle.dim();
+    let mut rng = StdRng::seed_from_u64(seed);
+    let kappa: f64 = rng.random();
+    let law = RoundedQuadraticLaw::new(d, eps, kappa);
+    // A domain far beyond the bulk (the score there exceeds its mean by thousands of sd).
+    let domain = Ball::new(oracle.mu.clone(), 1e3).unwrap();
+    let levels = Levels::with_offset(kappa);
+    let target = Target::new(
+        oracle,
+        &domain,
+        levels,
+        eps,
+        Directions::Isotropic,
+        LineMove::Shrinkage,
+    );
+    let one = SliceSettings {
+        iterations: 1,
+        steps_per_iteration: 1,
+    };
+    let mut theta = oracle.mu.clone();
+    let mut index = levels.index(0.0);
+    let last = MULTIPLIERS[MULTIPLIERS.len() - 1] * d;
+    let mut out = Vec::with_capacity(MULTIPLIERS.len());
+    for t in 1..=last {
+        let (next, record) =
+            slice::sample(&target, &theta, index, &one, &mut rng, &mut |_| {}).unwrap();
+        theta = next;
+        index = record.final_index;
+        if MULTIPLIERS.iter().any(|c| c * d == t) {
+            let dd = d as f64;
+            let (e1, e2) = (law.moment(1), law.moment(2));
+            let mean_w = e1 / dd;
+            let sd_w = (e2 * 3.0 / (dd * (dd + 2.0)) - mean_w * mean_w).sqrt();
+            let w = 0.5 * oracle.curvature[0] * (theta[0] - oracle.mu[0]).powi(2);
+            out.push((law.cdf(oracle.quadratic(&theta)), (w - mean_w) / sd_w));
+        }
+    }
+    out
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let chains: u64 = args.first().map_or(1000, |a| a.parse().expect("K"));
+    let eps: f64 = args.get(1).map_or(0.25, |a| a.parse().expect("EPS"));
+    let dims: Vec<usize> = args[2.min(args.len())..]
+        .iter()
+        .map(|a| a.parse().expect("dimensions"))
+        .collect();
+    let dims = if dims.is_empty() { vec![10, 50] } else { dims };
+    println!(
+        "K = {chains} chains per row, eps' = {eps}; columns: T/d: KS distance (p), mean-PIT z, spread z"
+    );
+    for d in dims {
+        for (shape, c0) in [("iso", 1.0), ("long4", 1.0 / 16.0), ("long8", 1.0 / 64.0)] {
+            let mut curvature = vec![1.0; d];
+            curvature[0] = c0;
+            let oracle = QuadraticScore {
+                mu: (0..d).map(|k| (k % 3) as f64 - 1.0).collect(),
+                curvature,
+                cap: f64::MAX,
+            };
+            let clock = std::time::Instant::now();
+            let pits: Vec<Vec<(f64, f64)>> = (0..chains)
+                .into_par_iter()
+                .map(|seed| chain(&oracle, eps, 1_000_000 * d as u64 + seed))
+                .collect();
+            let mut line = format!("d = {d:3} {shape:5}:");
+            for (j, c) in MULTIPLIERS.iter().enumerate() {
+                let u: Vec<f64> = pits.iter().map(|p| p[j].0).collect();
+                let ks = ks_uniform(&u);
+                let n = u.len() as f64;
+                let z = (u.iter().sum::<f64>() / n - 0.5) / (1.0 / 12.0 / n).sqrt();
+                let zw = pits.iter().map(|p| p[j].1).sum::<f64>() / n.sqrt();
+                line += &format!("  {c}: {ks:.3} ({:.2}) {z:+.1} {zw:+.1}", ks_p(ks, n));
+            }
+            println!("{line}  [{:.0} s]", clock.elapsed().as_secs_f64());
+        }
+    }
+}
