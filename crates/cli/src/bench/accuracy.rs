@@ -2,7 +2,7 @@
 //! baseline of MATH.md 6 on the same data: for each n and repetition one dataset of `n` draws
 //! of `N(mu, I_d)`, `|mu| = --mean-norm`, with a fraction `--corruption` replaced by the
 //! chosen adversary, and every method run on it.
-use super::{Rows, corruption_fraction, positive, positive_list, progress, publish, read_rows};
+use super::{Progress, Rows, corruption_fraction, positive, positive_list, publish, read_rows};
 use crate::CliError;
 use clap::{Args, ValueEnum};
 use serde::{Deserialize, Serialize};
@@ -157,7 +157,7 @@ pub fn run(args: &AccuracyArgs) -> Result<(), CliError> {
     }
 
     let mut rows = Rows::create(&args.out, "accuracy.csv")?;
-    let bar = progress(args.ns.len() * args.reps * methods(args, 2, &sosdp).len());
+    let mut bar = Progress::new(args.ns.len() * args.reps * methods(args, 2, &sosdp).len());
     for &n in &args.ns {
         let methods = methods(args, n, &sosdp);
         for rep in 0..args.reps {

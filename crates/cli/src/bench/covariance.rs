@@ -13,7 +13,7 @@
 //!
 //! Errors (MATH.md 6): `|Sigma^{-1/2} S Sigma^{-1/2} - I|_F` and `_op`, and the Mahalanobis
 //! mean error `|Sigma^{-1/2} (mu_hat - mu)|` where a mean is estimated.
-use super::{Rows, corruption_fraction, positive, positive_list, progress, publish, read_rows};
+use super::{Progress, Rows, corruption_fraction, positive, positive_list, publish, read_rows};
 use crate::CliError;
 use clap::{Args, ValueEnum};
 use nalgebra::DMatrix;
@@ -318,7 +318,7 @@ pub fn run(args: &CovarianceArgs) -> Result<(), CliError> {
     };
     let methods = methods(args);
     let mut rows = Rows::create(&args.out, "covariance.csv")?;
-    let bar = progress(args.ns.len() * args.reps * methods.len());
+    let mut bar = Progress::new(args.ns.len() * args.reps * methods.len());
     for &n in &args.ns {
         for rep in 0..args.reps {
             let seed = args.seed + n as u64 + rep as u64;

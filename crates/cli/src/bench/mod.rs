@@ -25,6 +25,7 @@ use sosdp_eval::plot::{Figure, Series, write_log_log};
 use std::fs::File;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum BenchCommand {
@@ -115,18 +116,75 @@ fn read_rows<T: serde::de::DeserializeOwned>(path: &Path) -> Result<Vec<T>, CliE
         .collect()
 }
 
-/// A progress bar of `total` measurements on stderr when it is a terminal (hidden otherwise).
-fn progress(total: usize) -> ProgressBar {
-    let bar = if std::io::stderr().is_terminal() {
-        ProgressBar::new(total as u64)
-    } else {
-        ProgressBar::hidden()
-    };
-    bar.set_style(
-        ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} {msg}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
-    bar
+/// Progress of `total` measurements on stderr: a bar when stderr is a terminal; otherwise, once
+/// the run has lasted [`Progress::QUIET`], one plain line when a measurement starts and when
+/// it ends (a harness run of hours under `nohup` or CI is not silent; short runs are).
+struct Progress {
+    bar: Option<ProgressBar>,
+    clock: Instant,
+    done: usize,
+    total: usize,
+    message: String,
+}
+
+impl Progress {
+    /// How long a run lasts before plain lines start.
+    const QUIET: Duration = Duration::from_secs(10);
+
+    /// Progress of `total` measurements.
+    fn new(total: usize) -> Self {
+        let bar = std::io::stderr().is_terminal().then(|| {
+            let bar = ProgressBar::new(total as u64);
+            bar.set_style(
+                ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} {msg}")
+                    .unwrap_or_else(|_| ProgressStyle::default_bar()),
+            );
+            bar
+        });
+        Progress {
+            bar,
+            clock: Instant::now(),
+            done: 0,
+            total,
+            message: String::new(),
+        }
+    }
+
+    fn line(&self, what: &str) {
+        if self.bar.is_none() && self.clock.elapsed() >= Self::QUIET {
+            eprintln!(
+                "{:>8.1} s  {}/{}  {what} {}",
+                self.clock.elapsed().as_secs_f64(),
+                self.done + usize::from(what == "start"),
+                self.total,
+                self.message
+            );
+        }
+    }
+
+    /// A measurement starts.
+    fn set_message(&mut self, message: String) {
+        if let Some(bar) = &self.bar {
+            bar.set_message(message.clone());
+        }
+        self.message = message;
+        self.line("start");
+    }
+
+    /// A measurement ended.
+    fn inc(&mut self, k: usize) {
+        self.done += k;
+        if let Some(bar) = &self.bar {
+            bar.inc(k as u64);
+        }
+        self.line("done ");
+    }
+
+    fn finish_and_clear(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
 }
 
 /// Check that a list option is non-empty and has no zero entry.

@@ -7,7 +7,7 @@
 //! `sosdp bench score` (its own seeded data of size `n x d`), evaluated cold at one random
 //! theta near its minimiser. Each repetition draws new data.
 use super::{
-    Rows, ScoreInstance, corruption_fraction, positive, positive_list, progress, publish, read_rows,
+    Progress, Rows, ScoreInstance, corruption_fraction, positive, positive_list, publish, read_rows,
 };
 use crate::CliError;
 use clap::Args;
@@ -120,7 +120,7 @@ pub fn run(args: &RuntimeArgs) -> Result<(), CliError> {
         .map(|&d| if fits(d) { 2 } else { 1 })
         .sum::<usize>()
         * args.reps;
-    let bar = progress(total);
+    let mut bar = Progress::new(total);
     for &d in &args.dims {
         for rep in 0..args.reps {
             let seed = args.seed + 1000 * d as u64 + rep as u64;
