@@ -34,6 +34,17 @@ enum AaSolver {
     },
 }
 
+/// The Cholesky factor of a normal-equations block, in two blocks on two threads
+/// ([`Cholesky::new_halves`]) when its `n^3 / 3` flops reach [`IpmSettings::split_flops`].
+fn factor(m: DMatrix<f64>, settings: &IpmSettings) -> Option<Cholesky> {
+    let n = m.nrows() as f64;
+    if n * n * n / 3.0 >= settings.split_flops {
+        Cholesky::new_halves(m)
+    } else {
+        Cholesky::new(m)
+    }
+}
+
 /// `y = alpha op(Fs) x + beta y`, in two halves when `split`.
 fn fs_gemv(
     split: bool,
@@ -122,7 +133,7 @@ impl Normal {
             AaSolver::Woodbury {
                 fs,
                 sqrt_dg,
-                inner: Cholesky::new(inner)?,
+                inner: factor(inner, settings)?,
                 split,
             }
         } else {
@@ -144,7 +155,7 @@ impl Normal {
             for (i, d) in dg.iter().enumerate() {
                 m[(i, i)] += d;
             }
-            let chol = Cholesky::new(m.clone())?;
+            let chol = factor(m.clone(), settings)?;
             AaSolver::Dense(m, chol)
         };
         let mut normal = Normal {
