@@ -37,6 +37,11 @@ impl QuadraticScore {
         QuadraticScore { mu, curvature, cap }
     }
 
+    /// The score at `theta`.
+    pub fn score(&self, theta: &[f64]) -> f64 {
+        self.quadratic(theta).min(self.cap)
+    }
+
     /// The uncapped score at `theta`.
     pub fn quadratic(&self, theta: &[f64]) -> f64 {
         theta
@@ -66,7 +71,7 @@ impl ScoreOracle for QuadraticScore {
     }
 
     fn evaluate(&self, theta: &[f64]) -> Result<ScoreEval, ScoreError> {
-        let s = self.quadratic(theta).min(self.cap);
+        let s = self.score(theta);
         Ok(ScoreEval::bracketed(s, s, s))
     }
 }

@@ -12,8 +12,8 @@
 mod common;
 use common::{ks_one_p, ks_two_p, numeric_cdf, rng};
 use nalgebra::DMatrix;
-use sosdp_oracle::{ScoreError, ScoreEval, ScoreOracle};
 use sosdp_sampler::mala::{self, MalaKernel, Surrogate};
+use sosdp_sampler::reference::QuadraticScore;
 use sosdp_sampler::slice::{self, SliceSettings};
 use sosdp_sampler::target::Target;
 use sosdp_sampler::{
@@ -21,39 +21,13 @@ use sosdp_sampler::{
     Start, release,
 };
 
-/// `s(theta) = min(n, sum_k a_k theta_k^2)`, evaluated exactly.
-struct Quadratic {
-    a: Vec<f64>,
-    n: f64,
-}
-
-impl Quadratic {
-    fn value(&self, theta: &[f64]) -> f64 {
-        let q: f64 = theta.iter().zip(&self.a).map(|(t, a)| a * t * t).sum();
-        q.min(self.n)
-    }
-}
-
-impl ScoreOracle for Quadratic {
-    fn dim(&self) -> usize {
-        self.a.len()
-    }
-
-    fn max_score(&self) -> f64 {
-        self.n
-    }
-
-    fn backend(&self) -> &'static str {
-        "quadratic"
-    }
-
-    fn convex(&self) -> bool {
-        true
-    }
-
-    fn evaluate(&self, theta: &[f64]) -> Result<ScoreEval, ScoreError> {
-        let s = self.value(theta);
-        Ok(ScoreEval::bracketed(s, s, s))
+/// `s(theta) = min(n, sum_k a_k theta_k^2)`, evaluated exactly: the reference score with mode
+/// 0 and curvatures `2 a_k`.
+fn quadratic(a: &[f64], n: f64) -> QuadraticScore {
+    QuadraticScore {
+        mu: vec![0.0; a.len()],
+        curvature: a.iter().map(|a| 2.0 * a).collect(),
+        cap: n,
     }
 }
 
@@ -61,7 +35,11 @@ const OFFSET: f64 = 0.3;
 /// `eps'` of the target (the sampled density is `exp(-EPS l_i)`).
 const EPS: f64 = 1.0;
 
-fn target<'a>(oracle: &'a Quadratic, domain: &'a Ball, eps: f64) -> Target<'a, Quadratic, Ball> {
+fn target<'a>(
+    oracle: &'a QuadraticScore,
+    domain: &'a Ball,
+    eps: f64,
+) -> Target<'a, QuadraticScore, Ball> {
     Target::new(
         oracle,
         domain,
@@ -73,18 +51,15 @@ fn target<'a>(oracle: &'a Quadratic, domain: &'a Ball, eps: f64) -> Target<'a, Q
 }
 
 /// The rounded target's unnormalised density at a point of the domain.
-fn density(oracle: &Quadratic, theta: &[f64]) -> f64 {
+fn density(oracle: &QuadraticScore, theta: &[f64]) -> f64 {
     let levels = Levels::with_offset(OFFSET);
-    (-EPS * levels.level(levels.index(oracle.value(theta)))).exp()
+    (-EPS * levels.level(levels.index(oracle.score(theta)))).exp()
 }
 
 /// Largest relative violations of detailed balance and of stationarity of the kernel
 /// tabulated on the grid, with acceptance `log_accept(x, i(x), y, i(y))`.
 fn tabulated_violations(log_accept: impl Fn(f64, i64, f64, i64) -> f64) -> (f64, f64) {
-    let oracle = Quadratic {
-        a: vec![4.0],
-        n: 30.0,
-    };
+    let oracle = quadratic(&[4.0], 30.0);
     let domain = Ball::new(vec![0.0], 2.0).unwrap();
     let t = target(&oracle, &domain, EPS);
     let kernel = kernel_1d();
@@ -189,14 +164,14 @@ fn short_settings() -> MalaSettings {
 /// The last points of `chains` independent MALA chains from the origin (the mode) sampling
 /// the rounded target with parameter `eps`.
 fn mala_draws(
-    oracle: &Quadratic,
+    oracle: &QuadraticScore,
     domain: &Ball,
     eps: f64,
     chains: u64,
     seed: u64,
 ) -> Vec<Vec<f64>> {
     let t = target(oracle, domain, eps);
-    let start = vec![0.0; oracle.a.len()];
+    let start = vec![0.0; oracle.mu.len()];
     let start_index = t.levels.index(0.0);
     let mut accepted = 0;
     let draws = (0..chains)
@@ -221,9 +196,9 @@ fn mala_draws(
     draws
 }
 
-fn slice_draws(oracle: &Quadratic, domain: &Ball, chains: u64, seed: u64) -> Vec<Vec<f64>> {
+fn slice_draws(oracle: &QuadraticScore, domain: &Ball, chains: u64, seed: u64) -> Vec<Vec<f64>> {
     let t = target(oracle, domain, EPS);
-    let start = vec![0.0; oracle.a.len()];
+    let start = vec![0.0; oracle.mu.len()];
     let settings = SliceSettings {
         iterations: 60,
         steps_per_iteration: 1,
@@ -247,10 +222,7 @@ fn slice_draws(oracle: &Quadratic, domain: &Ball, chains: u64, seed: u64) -> Vec
 
 #[test]
 fn one_dimensional_mala_agrees_with_quadrature_and_the_slice_path() {
-    let oracle = Quadratic {
-        a: vec![4.0],
-        n: 30.0,
-    };
+    let oracle = quadratic(&[4.0], 30.0);
     let domain = Ball::new(vec![0.0], 2.0).unwrap();
     let cdf = numeric_cdf(|x| density(&oracle, &[x]), -2.0, 2.0, 40000);
     // |theta|: density on [0, 2], the same shape folded.
@@ -282,10 +254,7 @@ fn one_dimensional_mala_agrees_with_quadrature_and_the_slice_path() {
 fn two_dimensional_mala_agrees_with_quadrature_and_the_slice_path() {
     // Anisotropic: the level sets are ellipses {4 x^2 + y^2 <= t}, inside the domain (radius
     // 4) for t <= 16; the mass above 16 is below e^{-15}.
-    let oracle = Quadratic {
-        a: vec![4.0, 1.0],
-        n: 30.0,
-    };
+    let oracle = quadratic(&[4.0, 1.0], 30.0);
     let domain = Ball::new(vec![0.0, 0.0], 4.0).unwrap();
     let levels = Levels::with_offset(OFFSET);
     let q_of = |t: &[f64]| 4.0 * t[0] * t[0] + t[1] * t[1];
@@ -335,10 +304,7 @@ fn two_dimensional_mala_agrees_with_quadrature_and_the_slice_path() {
 
 #[test]
 fn release_runs_the_mala_path() {
-    let oracle = Quadratic {
-        a: vec![4.0, 1.0, 2.0],
-        n: 30.0,
-    };
+    let oracle = quadratic(&[4.0, 1.0, 2.0], 30.0);
     let domain = Ball::new(vec![0.0; 3], 4.0).unwrap();
     let start = Start {
         theta: vec![0.0; 3],
@@ -375,7 +341,7 @@ fn release_runs_the_mala_path() {
     // The released point's level index is the one the chain kept (exact; hardening moves
     // the point by about 1e-6 of the radius, so at most one level).
     let levels = Levels::with_offset(r.record.level_offset);
-    assert!((levels.index(oracle.value(&r.theta)) - rec.final_index).abs() <= 1);
+    assert!((levels.index(oracle.score(&r.theta)) - rec.final_index).abs() <= 1);
     // Invalid MALA settings are refused before any oracle call.
     let mut bad = settings.clone();
     bad.mala.shrinkage = 0.0;
