@@ -14,9 +14,11 @@
 //! independent of `s`; `E[U_0^4] = 3 / (d (d + 2))` gives its variance): on the `long` shape this
 //! is the slowest direction.
 //!
-//! Shapes: `iso` (all curvatures 1), `long4` and `long8` (coordinate 0 has curvature 1/16, resp.
+//! Shapes: `iso` (all curvatures 1); `long4` and `long8` (coordinate 0 has curvature 1/16, resp.
 //! 1/64: its axis is 4, resp. 8 times longer than the others; hit-and-run with isotropic
-//! directions moves along a long axis slowly).
+//! directions moves along a long axis slowly); `flat4` and `flat8` (curvature 16, resp. 64: one
+//! axis 4, resp. 8 times shorter, the shape of the mean learner's level bodies under a tight
+//! cluster, measured by `sosdp-eval`'s `level_shape` example).
 //!
 //! `cargo run --release -p sosdp-sampler --example chain_length -- K EPS d1 [d2 ...]`
 use rand::rngs::StdRng;
@@ -109,7 +111,13 @@ fn main() {
         "K = {chains} chains per row, eps' = {eps}; columns: T/d: KS distance (p), mean-PIT z, spread z"
     );
     for d in dims {
-        for (shape, c0) in [("iso", 1.0), ("long4", 1.0 / 16.0), ("long8", 1.0 / 64.0)] {
+        for (shape, c0) in [
+            ("iso", 1.0),
+            ("long4", 1.0 / 16.0),
+            ("long8", 1.0 / 64.0),
+            ("flat4", 16.0),
+            ("flat8", 64.0),
+        ] {
             let mut curvature = vec![1.0; d];
             curvature[0] = c0;
             let oracle = QuadraticScore {
