@@ -53,6 +53,10 @@ fn main() {
         arg(5, 0.2),
         arg(6, 0.5),
     );
+    assert!(
+        d >= 2,
+        "level_shape needs d >= 2 (it compares axis 0 with the others)"
+    );
     let mut rng = StdRng::seed_from_u64(1);
     let mu: Vec<f64> = vec![5.0 / (d as f64).sqrt(); d];
     let adversary = match words.get(7).map_or("cluster", String::as_str) {

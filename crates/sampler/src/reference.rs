@@ -19,7 +19,8 @@
 use sosdp_oracle::{ScoreError, ScoreEval, ScoreOracle};
 
 /// `s(theta) = min(cap, (1/2) sum_k c_k (theta_k - mu_k)^2)`, evaluated exactly (brackets of
-/// width 0).
+/// width 0). Quasi-convex; convex only where the cap is not reached, so it does not claim
+/// convexity ([`ScoreOracle::convex`] is false).
 #[derive(Clone, Debug)]
 pub struct QuadraticScore {
     /// The mode `mu`.
@@ -64,10 +65,6 @@ impl ScoreOracle for QuadraticScore {
 
     fn backend(&self) -> &'static str {
         "quadratic"
-    }
-
-    fn convex(&self) -> bool {
-        true
     }
 
     fn evaluate(&self, theta: &[f64]) -> Result<ScoreEval, ScoreError> {

@@ -112,7 +112,9 @@ impl Normal {
                     out[r + j] = inv * d_row[j].sqrt() * row.a_coeff;
                 }
             };
-            if split {
+            if m_total == 0 {
+                // No weighted block and no rows: `Fs` has no rows to write.
+            } else if split {
                 fs.as_mut_slice()
                     .par_chunks_mut(m_total)
                     .enumerate()

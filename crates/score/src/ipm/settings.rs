@@ -4,7 +4,8 @@
 ///
 /// Defaults: `gap_tol = 1e-9`, `feas_tol = 1e-9`, `max_iter = 80`, `stall_factor = 1e3`,
 /// `step_fraction = 0.99`, `svd_max_iter = 1000`, `refinement_steps = 8`,
-/// `refinement_tol = 1e-14`, `split_flops = 1e8`. The fast backends build theirs from [`crate::FastSettings`].
+/// `refinement_tol = 1e-14`, `split_flops = 1e8`. The fast backends build theirs from
+/// [`crate::FastSettings`].
 #[derive(Clone, Debug)]
 pub struct IpmSettings {
     /// Absolute duality gap `s^T z` at which an accurate iterate is converged (objective
@@ -36,8 +37,9 @@ pub struct IpmSettings {
     /// (`N m^2` for `N` free weights and rank `m`) is formed, and multiplied by, as two column
     /// halves on rayon's threads, each with single-threaded BLAS; a Cholesky factor of order
     /// `k` with `k^3 / 3` flops at least this is computed in two blocks
-    /// (`dense::Cholesky::new_halves`). Two cores then share one solve; results depend only on
-    /// the fixed two-way splits, not on the core count. Default `1e8` (about 5 ms on one core);
+    /// (`dense::Cholesky::new_halves`). Two cores then share one solve. Results depend only on
+    /// the fixed two-way splits, not on the core count, as long as OpenBLAS runs each call on
+    /// one thread (the `sosdp` binary sets it). Default `1e8` (about 5 ms on one core);
     /// `f64::INFINITY` keeps every product and factor whole.
     pub split_flops: f64,
 }
