@@ -30,58 +30,6 @@ impl Cholesky {
         (info == 0).then_some(Cholesky { factor: a })
     }
 
-    /// [`Cholesky::new`] in two blocks, `A = [A11 A21^T; A21 A22]` with `A11` of order
-    /// `floor(n/2)`, the larger half of the work on two rayon tasks:
-    /// `L11 = chol(A11)`; `L21 = A21 L11^{-T}` (two row halves, triangular solves);
-    /// `A22 - L21 L21^T` (the two diagonal blocks of the product on one task, the off-diagonal
-    /// block on the other); `L22 = chol(A22 - L21 L21^T)`. About 3/4 of the flops run on two
-    /// tasks, for a wall time of about 5/8 of one factorisation. The block sizes are fixed by
-    /// `n`, so the factor does not depend on the number of cores (it differs from LAPACK's own
-    /// blocking by rounding).
-    pub fn new_halves(a: DMatrix<f64>) -> Option<Self> {
-        let n = a.nrows();
-        assert_eq!(n, a.ncols(), "Cholesky of a non-square matrix");
-        if n < 4 {
-            return Self::new(a);
-        }
-        if !a.iter().all(|x| x.is_finite()) {
-            return None;
-        }
-        let n1 = n / 2;
-        let n2 = n - n1;
-        let h = n2 / 2;
-        let l11 = Self::new(a.view((0, 0), (n1, n1)).into_owned())?.factor;
-        let solve = |rows: usize, start: usize| {
-            let mut x = a.view((n1 + start, 0), (rows, n1)).into_owned();
-            trsm_right_lower_transposed(&l11, &mut x);
-            x
-        };
-        let (x1, x2) = rayon::join(|| solve(h, 0), || solve(n2 - h, h));
-        let ((s1, s2), g) = rayon::join(
-            || {
-                let mut s1 = DMatrix::zeros(h, h);
-                syrk(&x1, false, 1.0, 0.0, &mut s1);
-                let mut s2 = DMatrix::zeros(n2 - h, n2 - h);
-                syrk(&x2, false, 1.0, 0.0, &mut s2);
-                (s1, s2)
-            },
-            || mul(false, true, &x2, &x1),
-        );
-        let mut a22 = a.view((n1, n1), (n2, n2)).into_owned();
-        a22.view_mut((0, 0), (h, h)).zip_apply(&s1, |v, s| *v -= s);
-        a22.view_mut((h, h), (n2 - h, n2 - h))
-            .zip_apply(&s2, |v, s| *v -= s);
-        a22.view_mut((h, 0), (n2 - h, h))
-            .zip_apply(&g, |v, s| *v -= s);
-        let l22 = Self::new(a22)?.factor;
-        let mut factor = DMatrix::zeros(n, n);
-        factor.view_mut((0, 0), (n1, n1)).copy_from(&l11);
-        factor.view_mut((n1, 0), (h, n1)).copy_from(&x1);
-        factor.view_mut((n1 + h, 0), (n2 - h, n1)).copy_from(&x2);
-        factor.view_mut((n1, n1), (n2, n2)).copy_from(&l22);
-        Some(Cholesky { factor })
-    }
-
     /// Solve `A X = B` in place.
     pub fn solve_in_place(&self, b: &mut DMatrix<f64>) {
         let n = self.factor.nrows();
@@ -112,31 +60,6 @@ impl Cholesky {
         self.solve_in_place(&mut m);
         m.as_slice().to_vec()
     }
-}
-
-/// `X <- X L^{-T}` for a lower-triangular `L` (only its lower triangle is read; BLAS `dtrsm`).
-fn trsm_right_lower_transposed(l: &DMatrix<f64>, x: &mut DMatrix<f64>) {
-    let (m, n) = (x.nrows(), x.ncols());
-    assert_eq!((l.nrows(), l.ncols()), (n, n), "trsm: wrong shapes");
-    if m == 0 || n == 0 {
-        return;
-    }
-    // SAFETY: `l` is n x n and `x` m x n, column-major with leading dimensions their row counts.
-    unsafe {
-        blas::dtrsm(
-            b'R',
-            b'L',
-            b'T',
-            b'N',
-            m as i32,
-            n as i32,
-            1.0,
-            l.as_slice(),
-            n as i32,
-            x.as_mut_slice(),
-            m as i32,
-        )
-    };
 }
 
 /// Smallest eigenvalue of a symmetric matrix (lower triangle read; LAPACK `dsyevr`, eigenvalues
@@ -457,61 +380,13 @@ pub fn weighted_scatter(points: &DMatrix<f64>, coeffs: &[f64]) -> DMatrix<f64> {
     mul_nt(&scaled, points)
 }
 
-/// Point sets from which [`quad_forms`] runs on two rayon tasks: `n D^2` flops (`n` points in
-/// `R^D`) at least this. At D = 51, n = 50000 (1.3e8 flops, about 12 ms on one core) a pass
-/// splits; at D = 11, n = 20000 (2.4e6) it does not. Each form is computed from its own column
-/// either way; BLAS kernels may treat a column at the edge of a block differently, so the split
-/// can change a form by rounding (it depends only on the sizes, never on the core count).
-pub const QUAD_FORMS_SPLIT_FLOPS: f64 = 2e7;
-
-/// `p_i^T Z p_i` for the columns `p_i` of `points`; in two halves of the columns on two rayon
-/// tasks from [`QUAD_FORMS_SPLIT_FLOPS`].
+/// `p_i^T Z p_i` for the columns `p_i` of `points`.
 pub fn quad_forms(points: &DMatrix<f64>, z: &DMatrix<f64>) -> Vec<f64> {
-    let (d, n) = (points.nrows(), points.ncols());
-    assert_eq!((z.nrows(), z.ncols()), (d, d), "quad_forms: wrong shapes");
-    if d == 0 {
-        return vec![0.0; n];
-    }
-    // The forms of the `count` columns from `start`: `Z P` by BLAS on that block, then dots.
-    let forms = |start: usize, count: usize| -> Vec<f64> {
-        let block = &points.as_slice()[start * d..(start + count) * d];
-        let mut zp = vec![0.0; d * count];
-        if count > 0 {
-            // SAFETY: `z` is d x d, `block` d x count and `zp` d x count, all column-major with
-            // leading dimension d.
-            unsafe {
-                blas::dgemm(
-                    b'N',
-                    b'N',
-                    d as i32,
-                    count as i32,
-                    d as i32,
-                    1.0,
-                    z.as_slice(),
-                    d as i32,
-                    block,
-                    d as i32,
-                    0.0,
-                    &mut zp,
-                    d as i32,
-                )
-            };
-        }
-        zp.chunks(d)
-            .zip(block.chunks(d))
-            .map(|(a, b)| {
-                nalgebra::DVectorView::from_slice(a, d)
-                    .dot(&nalgebra::DVectorView::from_slice(b, d))
-            })
-            .collect()
-    };
-    if ((n * d * d) as f64) < QUAD_FORMS_SPLIT_FLOPS || n < 2 {
-        return forms(0, n);
-    }
-    let h = n / 2;
-    let (mut first, second) = rayon::join(|| forms(0, h), || forms(h, n - h));
-    first.extend(second);
-    first
+    let zp = mul(false, false, z, points);
+    zp.column_iter()
+        .zip(points.column_iter())
+        .map(|(a, b)| a.dot(&b))
+        .collect()
 }
 
 /// `tr(A B)` for symmetric `A`, `B`.
@@ -623,76 +498,6 @@ mod tests {
             gemv(true, -1.0, &a, &z, 3.0, &mut t);
             gemv_halves(true, -1.0, &a, &z, 3.0, &mut t_halves);
             assert!(t.iter().zip(&t_halves).all(|(u, v)| (u - v).abs() < 1e-12));
-        }
-    }
-
-    /// Quadratic forms, whole and in two halves (above the split size), equal `p^T Z p`.
-    #[test]
-    fn quad_forms_whole_and_split() {
-        for n in [7, 2 * (QUAD_FORMS_SPLIT_FLOPS as usize / 9) + 1] {
-            let p = DMatrix::from_fn(3, n, |i, j| ((i * 5 + j * 3) % 11) as f64 - 5.0);
-            let z = DMatrix::from_fn(3, 3, |i, j| 1.0 / (1 + i + j) as f64);
-            let q = quad_forms(&p, &z);
-            assert_eq!(q.len(), n);
-            for j in [0, n / 2, n - 1] {
-                let c = p.column(j);
-                let expect = (c.transpose() * &z * c)[(0, 0)];
-                assert!((q[j] - expect).abs() < 1e-9, "n = {n}, column {j}");
-            }
-        }
-    }
-
-    /// The two-block factor solves as LAPACK's does (odd and even orders), refuses matrices that
-    /// are not positive definite in either block, and a variant that skips the update of the
-    /// second block is caught.
-    #[test]
-    fn halves_cholesky_matches_lapack() {
-        for n in [9, 10, 33] {
-            let g = DMatrix::from_fn(n, n + 3, |i, j| {
-                (((i * 7 + j * 13) % 17) as f64 - 8.0) / 5.0
-            });
-            let a = &g * g.transpose() + DMatrix::identity(n, n) * 0.1;
-            let b: Vec<f64> = (0..n).map(|i| (i as f64).sin()).collect();
-            let whole = Cholesky::new(a.clone()).unwrap().solve(&b);
-            let halves = Cholesky::new_halves(a.clone()).unwrap().solve(&b);
-            let residual = &a * nalgebra::DVector::from_vec(halves.clone())
-                - nalgebra::DVector::from_vec(b.clone());
-            assert!(
-                residual.norm() < 1e-9,
-                "n = {n}: residual {}",
-                residual.norm()
-            );
-            let diff = whole
-                .iter()
-                .zip(&halves)
-                .map(|(u, v)| (u - v).abs())
-                .fold(0.0, f64::max);
-            assert!(diff < 1e-8, "n = {n}: {diff}");
-            // Not positive definite in the first block, then only in the Schur complement.
-            let mut bad = a.clone();
-            bad[(0, 0)] = -1.0;
-            assert!(Cholesky::new_halves(bad).is_none());
-            let mut bad = a.clone();
-            bad[(n - 1, n - 1)] = -1.0;
-            assert!(Cholesky::new_halves(bad).is_none());
-            // Non-vacuity: without the update A22 - L21 L21^T the factor is wrong.
-            let n1 = n / 2;
-            let mut skipped = Cholesky::new_halves(a.clone()).unwrap();
-            let l22 = Cholesky::new(a.view((n1, n1), (n - n1, n - n1)).into_owned()).unwrap();
-            skipped
-                .factor
-                .view_mut((n1, n1), (n - n1, n - n1))
-                .copy_from(&l22.factor);
-            let wrong = skipped.solve(&b);
-            let off = wrong
-                .iter()
-                .zip(&whole)
-                .map(|(u, v)| (u - v).abs())
-                .fold(0.0, f64::max);
-            assert!(
-                off > 1e-3,
-                "n = {n}: skipping the update changed nothing ({off})"
-            );
         }
     }
 

@@ -495,11 +495,10 @@ fn aggregated_rounds_agree_with_clarabel() {
     );
 }
 
-/// Newton systems formed in two column halves on two threads and factored in two blocks
-/// (`IpmSettings::split_flops = 0`: every Woodbury system and every factor of order 4 or more is
-/// split) give the same certified scores as whole products and as clarabel, in about the same
-/// number of interior-point iterations (a wrong half would break the Newton directions: no
-/// convergence, or a fallback).
+/// Newton systems formed in two column halves on two threads (`IpmSettings::split_flops = 0`:
+/// every Woodbury system is split) give the same certified scores as whole products and as
+/// clarabel, in about the same number of interior-point iterations (a wrong half would break the
+/// Newton directions: no convergence, or a fallback).
 #[test]
 fn split_newton_systems_agree() {
     use sosdp_score::FastSettings;

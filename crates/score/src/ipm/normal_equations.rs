@@ -34,17 +34,6 @@ enum AaSolver {
     },
 }
 
-/// The Cholesky factor of a normal-equations block, in two blocks on two threads
-/// ([`Cholesky::new_halves`]) when its `n^3 / 3` flops reach [`IpmSettings::split_flops`].
-fn factor(m: DMatrix<f64>, settings: &IpmSettings) -> Option<Cholesky> {
-    let n = m.nrows() as f64;
-    if n * n * n / 3.0 >= settings.split_flops {
-        Cholesky::new_halves(m)
-    } else {
-        Cholesky::new(m)
-    }
-}
-
 /// `y = alpha op(Fs) x + beta y`, in two halves when `split`.
 fn fs_gemv(
     split: bool,
@@ -135,7 +124,7 @@ impl Normal {
             AaSolver::Woodbury {
                 fs,
                 sqrt_dg,
-                inner: factor(inner, settings)?,
+                inner: Cholesky::new(inner)?,
                 split,
             }
         } else {
@@ -157,7 +146,7 @@ impl Normal {
             for (i, d) in dg.iter().enumerate() {
                 m[(i, i)] += d;
             }
-            let chol = factor(m.clone(), settings)?;
+            let chol = Cholesky::new(m.clone())?;
             AaSolver::Dense(m, chol)
         };
         let mut normal = Normal {

@@ -35,12 +35,10 @@ pub struct IpmSettings {
     pub refinement_tol: f64,
     /// A Woodbury Newton system whose rank-`N` update costs at least this many flops
     /// (`N m^2` for `N` free weights and rank `m`) is formed, and multiplied by, as two column
-    /// halves on rayon's threads, each with single-threaded BLAS; a Cholesky factor of order
-    /// `k` with `k^3 / 3` flops at least this is computed in two blocks
-    /// (`dense::Cholesky::new_halves`). Two cores then share one solve. Results depend only on
-    /// the fixed two-way splits, not on the core count, as long as OpenBLAS runs each call on
-    /// one thread (the `sosdp` binary sets it). Default `1e8` (about 5 ms on one core);
-    /// `f64::INFINITY` keeps every product and factor whole.
+    /// halves on rayon's threads, each with single-threaded BLAS. Two cores then share one
+    /// solve. Results depend only on the fixed two-way split, not on the core count, as long as
+    /// OpenBLAS runs each call on one thread (the `sosdp` binary sets it). Default `1e8` (about
+    /// 5 ms on one core); `f64::INFINITY` keeps every product whole.
     pub split_flops: f64,
 }
 
