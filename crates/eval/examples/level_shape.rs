@@ -18,24 +18,11 @@
 use nalgebra::DMatrix;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
-use rand_distr::{Distribution, StandardNormal};
 use sosdp_eval::{Adversary, CorruptedSample};
+use sosdp_learn::norm_noise::unit_direction;
+use sosdp_sampler::{Ball, ConvexBody};
 use sosdp_score::{BallDomain, CertifiedMean, FastCm, ScoreOracle};
 use std::time::Instant;
-
-fn unit(rng: &mut StdRng, d: usize) -> Vec<f64> {
-    let g: Vec<f64> = (0..d).map(|_| StandardNormal.sample(rng)).collect();
-    let norm = g.iter().map(|x| x * x).sum::<f64>().sqrt();
-    g.iter().map(|x| x / norm).collect()
-}
-
-/// Steps `s` with `x + s u` in the ball `B(c, r)` (`u` a unit vector, `x` inside).
-fn ball_range(x: &[f64], u: &[f64], c: &[f64], r: f64) -> (f64, f64) {
-    let b: f64 = x.iter().zip(c).zip(u).map(|((x, c), u)| (x - c) * u).sum();
-    let q: f64 = x.iter().zip(c).map(|(x, c)| (x - c) * (x - c)).sum::<f64>() - r * r;
-    let disc = (b * b - q).max(0.0).sqrt();
-    (-b - disc, -b + disc)
-}
 
 fn main() {
     let words: Vec<String> = std::env::args().skip(1).collect();
@@ -70,7 +57,7 @@ fn main() {
         other => panic!("unknown adversary {other}"),
     };
     let sample = CorruptedSample::identity_covariance(&mut rng, n, &mu, eta, &adversary);
-    let u = unit(&mut rng, d);
+    let u = unit_direction(d, &mut rng);
     let centre: Vec<f64> = mu.iter().zip(&u).map(|(m, u)| m + offset * u).collect();
     let oracle = FastCm::new(
         CertifiedMean::new(&sample.data, &centre, &(DMatrix::identity(d, d) * gamma))
@@ -83,8 +70,11 @@ fn main() {
     };
     let anchor = oracle.minimise(Some(&ball)).expect("anchor");
     let level = anchor.eval.upper + d as f64 / eps;
+    let domain = Ball::new(centre.clone(), radius).expect("ball");
     let half = |dir: &[f64]| {
-        let range = ball_range(&anchor.theta, dir, &centre, radius);
+        let range = domain
+            .chord(&anchor.theta, dir)
+            .expect("anchor inside the ball");
         let chord = oracle
             .chord(&anchor.theta, dir, level, range, 1e-4)
             .expect("chord");
@@ -98,7 +88,9 @@ fn main() {
     let along0 = half(&axis(0));
     let mut others: Vec<f64> = (1..d).map(|k| half(&axis(k))).collect();
     others.sort_by(f64::total_cmp);
-    let mut random: Vec<f64> = (0..20).map(|_| half(&unit(&mut rng, d))).collect();
+    let mut random: Vec<f64> = (0..20)
+        .map(|_| half(&unit_direction(d, &mut rng)))
+        .collect();
     random.sort_by(f64::total_cmp);
     let all: Vec<f64> = others
         .iter()

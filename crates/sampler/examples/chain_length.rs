@@ -21,6 +21,9 @@
 //! cluster, measured by `sosdp-eval`'s `level_shape` example).
 //!
 //! `cargo run --release -p sosdp-sampler --example chain_length -- K EPS d1 [d2 ...]`
+#[path = "../tests/common/mod.rs"]
+mod common;
+use common::{ks_one, ks_p_value};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use rayon::prelude::*;
@@ -31,29 +34,6 @@ use sosdp_sampler::{Ball, Directions, Levels, LineMove, SliceSettings, slice};
 
 /// Checkpoints `T = c d`.
 const MULTIPLIERS: [usize; 9] = [1, 2, 3, 5, 10, 15, 20, 40, 80];
-
-/// KS distance of `u` against the uniform law.
-fn ks_uniform(u: &[f64]) -> f64 {
-    let mut v = u.to_vec();
-    v.sort_by(f64::total_cmp);
-    let n = v.len() as f64;
-    v.iter()
-        .enumerate()
-        .map(|(i, &x)| (x - i as f64 / n).abs().max(((i + 1) as f64 / n - x).abs()))
-        .fold(0.0, f64::max)
-}
-
-/// Asymptotic Kolmogorov p-value of distance `d` with `n` draws (Stephens' correction).
-fn ks_p(d: f64, n: f64) -> f64 {
-    let lambda = (n.sqrt() + 0.12 + 0.11 / n.sqrt()) * d;
-    if lambda < 0.2 {
-        return 1.0;
-    }
-    (1..=100)
-        .map(|k| 2.0 * (-1f64).powi(k - 1) * (-2.0 * (k as f64 * lambda).powi(2)).exp())
-        .sum::<f64>()
-        .clamp(0.0, 1.0)
-}
 
 /// Per checkpoint: the PIT of the score and the z-contribution `(w - E w) / sd(w)` of the spread
 /// along coordinate 0.
@@ -77,6 +57,10 @@ fn chain(oracle: &QuadraticScore, eps: f64, seed: u64) -> Vec<(f64, f64)> {
         iterations: 1,
         steps_per_iteration: 1,
     };
+    // The exact mean and standard deviation of the spread `w` (module doc).
+    let dd = d as f64;
+    let mean_w = law.moment(1) / dd;
+    let sd_w = (law.moment(2) * 3.0 / (dd * (dd + 2.0)) - mean_w * mean_w).sqrt();
     let mut theta = oracle.mu.clone();
     let mut index = levels.index(0.0);
     let last = MULTIPLIERS[MULTIPLIERS.len() - 1] * d;
@@ -87,10 +71,6 @@ fn chain(oracle: &QuadraticScore, eps: f64, seed: u64) -> Vec<(f64, f64)> {
         theta = next;
         index = record.final_index;
         if MULTIPLIERS.iter().any(|c| c * d == t) {
-            let dd = d as f64;
-            let (e1, e2) = (law.moment(1), law.moment(2));
-            let mean_w = e1 / dd;
-            let sd_w = (e2 * 3.0 / (dd * (dd + 2.0)) - mean_w * mean_w).sqrt();
             let w = 0.5 * oracle.curvature[0] * (theta[0] - oracle.mu[0]).powi(2);
             out.push((law.cdf(oracle.quadratic(&theta)), (w - mean_w) / sd_w));
         }
@@ -133,11 +113,11 @@ fn main() {
             let mut line = format!("d = {d:3} {shape:5}:");
             for (j, c) in MULTIPLIERS.iter().enumerate() {
                 let u: Vec<f64> = pits.iter().map(|p| p[j].0).collect();
-                let ks = ks_uniform(&u);
+                let ks = ks_one(&u, |x| x);
                 let n = u.len() as f64;
                 let z = (u.iter().sum::<f64>() / n - 0.5) / (1.0 / 12.0 / n).sqrt();
                 let zw = pits.iter().map(|p| p[j].1).sum::<f64>() / n.sqrt();
-                line += &format!("  {c}: {ks:.3} ({:.2}) {z:+.1} {zw:+.1}", ks_p(ks, n));
+                line += &format!("  {c}: {ks:.3} ({:.2}) {z:+.1} {zw:+.1}", ks_p_value(ks, n));
             }
             println!("{line}  [{:.0} s]", clock.elapsed().as_secs_f64());
         }

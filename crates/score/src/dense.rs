@@ -128,15 +128,42 @@ pub fn syrk(a: &DMatrix<f64>, transpose: bool, alpha: f64, beta: f64, c: &mut DM
         (n, n),
         "syrk output has the wrong shape"
     );
+    syrk_lower(
+        transpose,
+        n,
+        k,
+        a.as_slice(),
+        a.nrows(),
+        alpha,
+        beta,
+        c.as_mut_slice(),
+    );
+    mirror_lower(c);
+}
+
+/// The lower triangle of `C = alpha op(A) op(A)^T + beta C` (BLAS `dsyrk`) for a column-major
+/// block `a` with leading dimension `lda`: `op(A) = A^T` (`a` is `k x n`) if `transpose`, else
+/// `A` (`a` is `n x k`); `c` is `n x n`.
+#[allow(clippy::too_many_arguments)]
+fn syrk_lower(
+    transpose: bool,
+    n: usize,
+    k: usize,
+    a: &[f64],
+    lda: usize,
+    alpha: f64,
+    beta: f64,
+    c: &mut [f64],
+) {
     if n == 0 {
         return;
     }
     if k == 0 {
-        *c *= beta;
+        c.iter_mut().for_each(|v| *v *= beta);
         return;
     }
-    let lda = a.nrows().max(1) as i32;
-    // SAFETY: shapes checked above; both buffers are column-major with the given leading dims.
+    // SAFETY: `a` holds the op(A) block with leading dimension lda, `c` n * n values; both are
+    // column-major.
     unsafe {
         blas::dsyrk(
             b'L',
@@ -144,14 +171,18 @@ pub fn syrk(a: &DMatrix<f64>, transpose: bool, alpha: f64, beta: f64, c: &mut DM
             n as i32,
             k as i32,
             alpha,
-            a.as_slice(),
-            lda,
+            a,
+            lda.max(1) as i32,
             beta,
-            c.as_mut_slice(),
+            c,
             n as i32,
         )
     };
-    for j in 0..n {
+}
+
+/// Copy the lower triangle of the square `c` onto its upper triangle.
+fn mirror_lower(c: &mut DMatrix<f64>) {
+    for j in 0..c.ncols() {
         for i in 0..j {
             c[(i, j)] = c[(j, i)];
         }
@@ -170,37 +201,18 @@ pub fn identity_plus_syrk_halves(a: &DMatrix<f64>) -> DMatrix<f64> {
     let (mut c, c2) = rayon::join(
         || {
             let mut c = DMatrix::identity(m, m);
-            syrk_lower_n(m, h, first, 1.0, 1.0, c.as_mut_slice());
+            syrk_lower(false, m, h, first, m, 1.0, 1.0, c.as_mut_slice());
             c
         },
         || {
             let mut c = DMatrix::zeros(m, m);
-            syrk_lower_n(m, k - h, second, 1.0, 0.0, c.as_mut_slice());
+            syrk_lower(false, m, k - h, second, m, 1.0, 0.0, c.as_mut_slice());
             c
         },
     );
     c += c2;
-    for j in 0..m {
-        for i in 0..j {
-            c[(i, j)] = c[(j, i)];
-        }
-    }
+    mirror_lower(&mut c);
     c
-}
-
-/// The lower triangle of `C = alpha A A^T + beta C` for a column-major `n x k` block `a`
-/// (leading dimension `n`); `c` is `n x n`.
-fn syrk_lower_n(n: usize, k: usize, a: &[f64], alpha: f64, beta: f64, c: &mut [f64]) {
-    if n == 0 || k == 0 {
-        c.iter_mut().for_each(|v| *v *= beta);
-        return;
-    }
-    // SAFETY: `a` holds n * k column-major values, `c` n * n; both leading dimensions are n.
-    unsafe {
-        blas::dsyrk(
-            b'L', b'N', n as i32, k as i32, alpha, a, n as i32, beta, c, n as i32,
-        )
-    };
 }
 
 /// [`gemv`] with the work split into two rayon tasks over the column halves of `A`: for

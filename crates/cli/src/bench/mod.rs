@@ -150,12 +150,12 @@ impl Progress {
         }
     }
 
-    fn line(&self, what: &str) {
+    /// One plain line about measurement `index` (of `total`), when lines are due.
+    fn line(&self, index: usize, what: &str) {
         if self.bar.is_none() && self.clock.elapsed() >= Self::QUIET {
             eprintln!(
-                "{:>8.1} s  {}/{}  {what} {}",
+                "{:>8.1} s  {index}/{}  {what} {}",
                 self.clock.elapsed().as_secs_f64(),
-                self.done + usize::from(what == "start"),
                 self.total,
                 self.message
             );
@@ -168,7 +168,7 @@ impl Progress {
             bar.set_message(message.clone());
         }
         self.message = message;
-        self.line("start");
+        self.line(self.done + 1, "start");
     }
 
     /// A measurement ended.
@@ -177,7 +177,7 @@ impl Progress {
         if let Some(bar) = &self.bar {
             bar.inc(k as u64);
         }
-        self.line("done ");
+        self.line(self.done, "done ");
     }
 
     fn finish_and_clear(&self) {

@@ -101,18 +101,15 @@ impl Normal {
                     out[r + j] = inv * d_row[j].sqrt() * row.a_coeff;
                 }
             };
-            if m_total == 0 {
-                // No weighted block and no rows: `Fs` has no rows to write.
-            } else if split {
+            if split && m_total > 0 {
                 fs.as_mut_slice()
                     .par_chunks_mut(m_total)
                     .enumerate()
                     .for_each(|(i, out)| write(i, out));
             } else {
-                fs.as_mut_slice()
-                    .chunks_mut(m_total)
-                    .enumerate()
-                    .for_each(|(i, out)| write(i, out));
+                for (i, mut out) in fs.column_iter_mut().enumerate() {
+                    write(i, out.as_mut_slice());
+                }
             }
             let inner = if split {
                 identity_plus_syrk_halves(&fs)
