@@ -451,55 +451,87 @@ fn bench_accuracy_runs_every_method_on_the_same_data() {
 #[test]
 fn bench_runtime_times_fits_and_evaluations_against_dimension() {
     let dir = TempDir::new("runtime");
-    let out = sosdp(&[
+    // At n = 300 the plans at d = 1 and 2 have a CM stage and the plan at d = 20 has none.
+    let args = [
         "bench",
         "runtime",
         "--dims",
-        "1,2,3",
+        "1,2,20,30",
         "--n",
         "300",
         "--reps",
         "1",
         "--max-fit-dim",
-        "2",
+        "20",
         "--out",
         dir.0.to_str().unwrap(),
-    ]);
+    ];
+    let out = sosdp(&args);
     assert!(
         out.status.success(),
         "stderr: {}",
         String::from_utf8_lossy(&out.stderr)
     );
     let rows = csv_rows(&dir.0.join("runtime.csv"));
-    let fits = rows.iter().filter(|r| r[0] == "private-mean fit").count();
+    let fits: Vec<&Vec<String>> = rows.iter().filter(|r| r[0] == "private-mean fit").collect();
     let scores = rows
         .iter()
         .filter(|r| r[0] == "cold score evaluation (fast backend)")
         .count();
-    assert_eq!((fits, scores), (2, 3), "{rows:?}");
+    assert_eq!((fits.len(), scores), (3, 4), "{rows:?}");
     assert!(
         rows.iter()
             .all(|r| r[7] == "ok" && r[5].parse::<f64>().unwrap() > 0.0),
         "{rows:?}"
     );
+    // Each fit names its plan; the additive-only fit is listed but not in the exponent, which
+    // is then the slope between the two CM fits (with d = 20 in it, it would differ).
+    let plans: Vec<(&str, &str)> = fits
+        .iter()
+        .map(|r| (r[1].as_str(), r[8].as_str()))
+        .collect();
+    assert_eq!(
+        plans,
+        [
+            ("1", "additive+cm"),
+            ("2", "additive+cm"),
+            ("20", "additive")
+        ]
+    );
+    let seconds = |d: &str| -> f64 { fits.iter().find(|r| r[1] == d).unwrap()[5].parse().unwrap() };
+    let slope = (seconds("2") / seconds("1")).ln() / 2f64.ln();
+    let with_additive = {
+        // Least squares over all three fits, for the non-vacuity check.
+        let pts: Vec<(f64, f64)> = ["1", "2", "20"]
+            .iter()
+            .map(|d| (d.parse::<f64>().unwrap().ln(), seconds(d).ln()))
+            .collect();
+        let (mx, my) = (
+            pts.iter().map(|p| p.0).sum::<f64>() / 3.0,
+            pts.iter().map(|p| p.1).sum::<f64>() / 3.0,
+        );
+        pts.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum::<f64>()
+            / pts.iter().map(|p| (p.0 - mx).powi(2)).sum::<f64>()
+    };
+    assert!(
+        (slope - with_additive).abs() > 0.01,
+        "the exclusion is not tested: {slope} {with_additive}"
+    );
     assert_plots(&dir.0, "runtime");
     let summary = std::fs::read_to_string(dir.0.join("runtime.md")).unwrap();
-    assert!(summary.contains("fitted growth exponent"), "{summary}");
-    let again = sosdp(&[
-        "bench",
-        "runtime",
-        "--dims",
-        "1,2,3",
-        "--n",
-        "300",
-        "--reps",
-        "1",
-        "--max-fit-dim",
-        "2",
-        "--out",
-        dir.0.to_str().unwrap(),
-        "--replot",
-    ]);
+    assert!(
+        summary.contains(&format!(
+            "private-mean fit: fitted growth exponent {slope:.2}"
+        )),
+        "{slope:.2} {summary}"
+    );
+    assert!(
+        summary.contains("Fits at d = 20 have no CM stage at n = 300"),
+        "{summary}"
+    );
+    let mut replot = args.to_vec();
+    replot.push("--replot");
+    let again = sosdp(&replot);
     assert!(
         again.status.success(),
         "stderr: {}",
