@@ -9,7 +9,7 @@
 use nalgebra::DMatrix;
 use rand::SeedableRng;
 use rand_distr::{Distribution, StandardNormal};
-use sosdp_score::ipm::{self, IpmSettings, LmiBlock, Problem};
+use sosdp_score::ipm::{self, IpmSettings, Problem};
 use std::borrow::Cow;
 use std::time::Instant;
 
@@ -40,18 +40,7 @@ fn main() {
         });
         let mut b = DMatrix::identity(dim + 1, dim + 1) * 1.25;
         b[(dim, dim)] = 1.0;
-        let problem = Problem {
-            upper: Cow::Owned(vec![1.0; n]),
-            cost_a: -1.0 / n as f64,
-            cost_extra: vec![],
-            blocks: vec![LmiBlock {
-                constant: b,
-                sign: 1.0,
-                points: Cow::Owned(points),
-                extra: vec![],
-            }],
-            rows: vec![],
-        };
+        let problem = Problem::packing(b, Cow::Owned(points));
         let a0 = vec![0.5; n];
         let clock = Instant::now();
         let sol = ipm::solve(&problem, &a0, &[], &settings, |_| false);

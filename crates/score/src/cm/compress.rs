@@ -21,7 +21,7 @@ use super::{CertifiedMean, Cut};
 use crate::active_set::FastSettings;
 use crate::active_set::fold::{ActiveSet, classify};
 use crate::dense::min_eigenvalue;
-use crate::ipm::{self, LmiBlock, Problem};
+use crate::ipm::{self, Problem};
 use nalgebra::DMatrix;
 use std::borrow::Cow;
 
@@ -99,18 +99,10 @@ impl CertifiedMean {
         settings: &FastSettings,
     ) -> Option<Cut> {
         let n = self.n() as f64;
-        let problem = Problem {
-            upper: Cow::Owned(vec![1.0; self.n()]),
-            cost_a: -1.0 / n,
-            cost_extra: vec![],
-            blocks: vec![LmiBlock {
-                constant: basis.transpose() * self.b_matrix(theta) * basis,
-                sign: 1.0,
-                points: Cow::Owned(basis.transpose() * scaled_points),
-                extra: vec![],
-            }],
-            rows: vec![],
-        };
+        let problem = Problem::packing(
+            basis.transpose() * self.b_matrix(theta) * basis,
+            Cow::Owned(basis.transpose() * scaled_points),
+        );
         let set = ActiveSet::with_status(&problem, classify(margins, settings.compress_margin));
         if min_eigenvalue(&set.reduce(&problem).blocks[0].constant) <= 0.0 {
             // The fold alone is infeasible: the nearby dual does not classify well here, and

@@ -21,7 +21,7 @@ use crate::active_set::{
 use crate::cm::reference::ClarabelCm;
 use crate::cm::{Certificate, CertifiedMean, Cut};
 use crate::dense::min_eigenvalue;
-use crate::ipm::{LmiBlock, Problem};
+use crate::ipm::Problem;
 use nalgebra::DMatrix;
 use sosdp_oracle::{Chord, ScoreEval, ScoreOracle, check_chord_args};
 use std::borrow::Cow;
@@ -302,19 +302,7 @@ impl FastCm {
     }
 
     fn full_problem(&self, b: DMatrix<f64>) -> Problem<'_> {
-        let n = self.problem().n();
-        Problem {
-            upper: Cow::Owned(vec![1.0; n]),
-            cost_a: -1.0 / n as f64,
-            cost_extra: vec![],
-            blocks: vec![LmiBlock {
-                constant: b,
-                sign: 1.0,
-                points: Cow::Borrowed(&self.points),
-                extra: vec![],
-            }],
-            rows: vec![],
-        }
+        Problem::packing(b, Cow::Borrowed(&self.points))
     }
 
     /// The CM score at `theta` with statistics, to bracket width `accuracy`; with `level`, stop

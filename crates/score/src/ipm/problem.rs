@@ -173,6 +173,27 @@ impl LmiBlock<'_> {
     }
 }
 
+impl<'a> Problem<'a> {
+    /// The CM program (MATH.md 2.1) with every weight in `[0, 1]`:
+    /// `minimise -(1/N) sum_i a_i` subject to `constant - sum_i a_i w_i w_i^T ⪰ 0`, one LMI
+    /// block whose vectors `w_i` are the columns of `points`.
+    pub fn packing(constant: DMatrix<f64>, points: Cow<'a, DMatrix<f64>>) -> Self {
+        let n = points.ncols();
+        Problem {
+            upper: Cow::Owned(vec![1.0; n]),
+            cost_a: -1.0 / n as f64,
+            cost_extra: vec![],
+            blocks: vec![LmiBlock {
+                constant,
+                sign: 1.0,
+                points,
+                extra: vec![],
+            }],
+            rows: vec![],
+        }
+    }
+}
+
 impl Problem<'_> {
     pub(super) fn n(&self) -> usize {
         self.upper.len()
