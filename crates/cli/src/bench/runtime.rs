@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 use sosdp_eval::calibration::Case;
 use sosdp_eval::plot::{Figure, Series, SeriesLabelPosition, growth_exponent};
 use sosdp_eval::{Adversary, l2_error, quantile};
-use sosdp_learn::{Learner, Privacy, PrivateMean, StageMechanism};
+use sosdp_learn::{Learner, Privacy, PrivateMean, Schedule, StageMechanism};
 use sosdp_score::{FastCm, ScoreOracle};
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -117,11 +117,18 @@ pub fn run(args: &RuntimeArgs) -> Result<(), CliError> {
         return report(args, &read_rows(&args.out.join("runtime.csv"))?);
     }
     let fits = |d: usize| args.max_fit_dim.is_none_or(|m| d <= m);
-    for &d in args.dims.iter().filter(|&&d| fits(d)) {
-        learner(args)
-            .plan(args.n, d)
-            .map_err(|e| CliError::Invalid(format!("d = {d}, n = {}: {e}", args.n)))?;
-    }
+    // Every fit's plan, checked before anything runs; its stage kinds label the fit's rows.
+    let plans = args
+        .dims
+        .iter()
+        .filter(|&&d| fits(d))
+        .map(|&d| {
+            learner(args)
+                .plan(args.n, d)
+                .map(|plan| (d, stage_kinds(&plan)))
+                .map_err(|e| CliError::Invalid(format!("d = {d}, n = {}: {e}", args.n)))
+        })
+        .collect::<Result<std::collections::BTreeMap<usize, String>, CliError>>()?;
 
     let mut rows = Rows::create(&args.out, "runtime.csv")?;
     let total = args
@@ -134,9 +141,9 @@ pub fn run(args: &RuntimeArgs) -> Result<(), CliError> {
     for &d in &args.dims {
         for rep in 0..args.reps {
             let seed = args.seed + 1000 * d as u64 + rep as u64;
-            if fits(d) {
+            if let Some(plan) = plans.get(&d) {
                 bar.set_message(format!("fit d = {d}, rep {rep}"));
-                let row = fit(args, d, rep, seed);
+                let row = fit(args, d, rep, seed, plan);
                 rows.push(row)?;
                 bar.inc(1);
             }
@@ -201,21 +208,16 @@ fn exponent_points(series: &Series, additive_only: &[usize]) -> Vec<(f64, f64)> 
         .collect()
 }
 
-/// The planned stage mechanisms of a fit at `(n, d)`, joined by `+`.
-fn plan_kinds(args: &RuntimeArgs, d: usize) -> String {
-    learner(args).plan(args.n, d).map_or_else(
-        |e| format!("no plan: {e}"),
-        |plan| {
-            plan.stages
-                .iter()
-                .map(|s| match s.mechanism {
-                    StageMechanism::Additive { .. } => "additive",
-                    StageMechanism::Cm { .. } => "cm",
-                })
-                .collect::<Vec<_>>()
-                .join("+")
-        },
-    )
+/// A plan's stage mechanisms, joined by `+`.
+fn stage_kinds(plan: &Schedule) -> String {
+    plan.stages
+        .iter()
+        .map(|s| match s.mechanism {
+            StageMechanism::Additive { .. } => "additive",
+            StageMechanism::Cm { .. } => "cm",
+        })
+        .collect::<Vec<_>>()
+        .join("+")
 }
 
 fn learner(args: &RuntimeArgs) -> PrivateMean {
@@ -225,7 +227,7 @@ fn learner(args: &RuntimeArgs) -> PrivateMean {
     )
 }
 
-fn fit(args: &RuntimeArgs, d: usize, rep: usize, seed: u64) -> Row {
+fn fit(args: &RuntimeArgs, d: usize, rep: usize, seed: u64, plan: &str) -> Row {
     let adversary = Adversary::ShiftedCluster {
         distance: CLUSTER_DISTANCE,
         axis: 0,
@@ -262,7 +264,7 @@ fn fit(args: &RuntimeArgs, d: usize, rep: usize, seed: u64) -> Row {
         seed,
         seconds,
         error,
-        plan: plan_kinds(args, d),
+        plan: plan.to_string(),
         status,
     }
 }

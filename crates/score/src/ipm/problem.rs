@@ -192,9 +192,7 @@ impl<'a> Problem<'a> {
             rows: vec![],
         }
     }
-}
 
-impl Problem<'_> {
     pub(super) fn n(&self) -> usize {
         self.upper.len()
     }
