@@ -539,3 +539,62 @@ fn split_newton_systems_agree() {
         "iterations: split {it_split}, whole {it_whole}"
     );
 }
+
+/// The compressed program's uses in a membership question (`crate::cm::compress`), made active
+/// at a small size (`compress_from = 0`, `cold_guess_rank = 0`): a warm guess whose fold is
+/// infeasible is replaced by the statuses of the compressed dual at the query, a round left
+/// open tries the compressed NO certificate and takes the compressed dual's margins. Queries
+/// alternate between a point inside and far points, at levels within a few points of the
+/// reference score on both sides; every answer must match clarabel's score, and each of the
+/// relaxed paths must have been taken (non-vacuity).
+#[test]
+fn relaxed_starts_and_checks_answer_right() {
+    use sosdp_score::FastSettings;
+    let settings = FastSettings {
+        compress_from: 0,
+        cold_guess_rank: 0,
+        aggregate_free: 16,
+        aggregate_rank: 0,
+        group_core: 2,
+        ..FastSettings::default()
+    };
+    let (n, d, g) = (3000, 6, 1.3);
+    let cm = instance(31, n, d, g);
+    let fast = FastCm::new(cm.clone()).with_settings(settings);
+    let reference = ClarabelCm::new(cm);
+    let mut r = rng(310);
+    let inside = random_theta(&mut r, d, g, 0.05);
+    let (mut asked, mut relaxed_starts, mut refined) = (0, 0, 0);
+    for k in 0..8 {
+        let far = random_theta(&mut r, d, g, 0.3 + 0.6 * (k as f64) / 8.0);
+        let s = reference.evaluate(&far).unwrap().score;
+        for offset in [-3.0, -0.5, 0.5, 3.0] {
+            fast.evaluate(&inside).unwrap();
+            let level = s + offset;
+            let (eval, stats) = fast.evaluate_detailed(&far, Some(level)).unwrap();
+            assert!(!stats.fallback, "{stats:?}");
+            assert_eq!(
+                eval.upper <= level,
+                offset > 0.0,
+                "score {s}, level {level}: {eval:?} ({stats:?})"
+            );
+            assert!(
+                eval.lower <= s + 1e-6 * n as f64 && s <= eval.upper + 1e-6 * n as f64,
+                "score {s} outside {eval:?}"
+            );
+            asked += 1;
+            relaxed_starts += stats.relaxed_start as usize;
+            refined += stats.refined_rounds;
+        }
+    }
+    assert_eq!(asked, 32);
+    assert!(
+        relaxed_starts >= 1,
+        "no warm guess came from the compressed program"
+    );
+    assert!(
+        fast.compressed_answers() >= 1,
+        "the compressed program certified no NO answer"
+    );
+    assert!(refined >= 1, "no round took the compressed dual's margins");
+}

@@ -95,7 +95,7 @@ impl CertifiedMean {
         basis: &DMatrix<f64>,
         scaled_points: &DMatrix<f64>,
         margins: &[f64],
-        level: f64,
+        level: Option<f64>,
         settings: &FastSettings,
     ) -> Option<Cut> {
         let n = self.n() as f64;
@@ -114,10 +114,12 @@ impl CertifiedMean {
         let score = |objective: f64| n + n * (objective + fold_cost);
         let a0: Vec<f64> = reduced.upper.iter().map(|u| 0.5 * u).collect();
         let sol = ipm::solve(&reduced, &a0, &[], &settings.compress_round, |p| {
-            p.primal_residual < settings.stop_residual
-                && p.dual_residual < settings.stop_residual
-                && (score(p.dual_objective) > level + settings.compress_stop
-                    || score(p.primal_objective) < level - settings.compress_stop)
+            level.is_some_and(|level| {
+                p.primal_residual < settings.stop_residual
+                    && p.dual_residual < settings.stop_residual
+                    && (score(p.dual_objective) > level + settings.compress_stop
+                        || score(p.primal_objective) < level - settings.compress_stop)
+            })
         });
         let y = basis * &sol.block_duals[0] * basis.transpose() * n;
         Some(self.cut(&y, theta))

@@ -15,8 +15,8 @@ use crate::ScoreError;
 use crate::active_set::fold::{ActiveSet, Origin, classify_keeping};
 use crate::active_set::warm::WarmPool;
 use crate::active_set::{
-    EvalStats, FastSettings, ScoreMap, cold_set, conclude, low_rank, next_set, solve_certified,
-    unfolded_budget,
+    Checked, EvalStats, FastSettings, ScoreMap, cold_set, conclude, low_rank, next_set,
+    solve_certified, unfold_until_feasible, unfolded_budget,
 };
 use crate::cm::reference::ClarabelCm;
 use crate::cm::{Certificate, CertifiedMean, Cut};
@@ -250,13 +250,78 @@ impl FastCm {
 
     /// A cut certifying "score > `level`" at `theta` from the program compressed around the
     /// kept cut `cut` ([`crate::cm::compress`]), or `None`.
-    fn compressed_no(&self, theta: &[f64], level: f64, cut: &Cut) -> Option<Cut> {
+    /// For a query at `theta` whose warm guess `start` (from the kept cut `cut`) folds an
+    /// infeasible set: the program compressed around `cut`'s dual ([`Self::relaxed_cut`]).
+    /// Its cut may certify NO; otherwise the statuses its margins give are the guess, once
+    /// their fold is feasible. While it is not, the fold's most violated direction (the bottom
+    /// eigenvector of `B(theta)` minus the folded scatter) joins the subspace and the
+    /// compressed program is solved again, at most [`FastSettings::relaxed_directions`] times.
+    fn relaxed_start(
+        &self,
+        full: &Problem,
+        theta: &[f64],
+        level: Option<f64>,
+        cut: &Cut,
+        start: &ActiveSet,
+    ) -> Relaxed {
+        let cm = self.problem();
+        let n = cm.n() as f64;
+        let mut basis = cm.compression_basis(theta, cut, self.settings.compress_rank);
+        let mut margins: Vec<f64> = cut.quad.iter().map(|q| 1.0 - q / n).collect();
+        for extra in 0..=self.settings.relaxed_directions {
+            let Some(relaxed) =
+                cm.compressed_cut(theta, &basis, &self.points, &margins, level, &self.settings)
+            else {
+                return Relaxed::Nothing;
+            };
+            let bound = relaxed.value(theta);
+            if level.is_some_and(|k| bound > k) {
+                return Relaxed::No(relaxed);
+            }
+            let guess = self
+                .set_from_dual(
+                    full,
+                    Some(start.clone()),
+                    &relaxed.quad,
+                    Some(level.unwrap_or(bound).max(bound)),
+                )
+                .with_origin(Origin::Guess);
+            let constant = &guess.reduce(full).blocks[0].constant;
+            let eig = constant.clone().symmetric_eigen();
+            let bottom = eig.eigenvalues.imin();
+            if eig.eigenvalues[bottom] > 0.0 {
+                keep_newest(&self.compressed_cuts, relaxed, self.settings.kept_cuts);
+                return Relaxed::Guess(guess);
+            }
+            margins = relaxed.quad.iter().map(|q| 1.0 - q / n).collect();
+            let mut vectors: Vec<Vec<f64>> = basis
+                .column_iter()
+                .map(|c| c.iter().copied().collect())
+                .collect();
+            vectors.push(eig.eigenvectors.column(bottom).iter().copied().collect());
+            basis = super::compress::orthonormal_basis(&vectors);
+            if extra == self.settings.relaxed_directions {
+                // Still infeasible: the folded weights the compressed dual is least sure of
+                // are freed until the fold is feasible.
+                let mut guess = guess;
+                let ok = |reduced: &Problem| min_eigenvalue(&reduced.blocks[0].constant) > 0.0;
+                if unfold_until_feasible(full, &mut guess, ok) {
+                    keep_newest(&self.compressed_cuts, relaxed, self.settings.kept_cuts);
+                    return Relaxed::Guess(guess);
+                }
+            }
+        }
+        Relaxed::Nothing
+    }
+
+    /// The cut of the program compressed around the dual of `cut` at `theta`
+    /// ([`crate::cm::compress`]), or `None` when the fold its margins give is infeasible.
+    fn relaxed_cut(&self, theta: &[f64], level: Option<f64>, cut: &Cut) -> Option<Cut> {
         let cm = self.problem();
         let n = cm.n() as f64;
         let basis = cm.compression_basis(theta, cut, self.settings.compress_rank);
         let margins: Vec<f64> = cut.quad.iter().map(|q| 1.0 - q / n).collect();
         cm.compressed_cut(theta, &basis, &self.points, &margins, level, &self.settings)
-            .filter(|c| c.value(theta) > level)
     }
 
     /// The active set a dual `Y` (certificate scale, given by its quadratic forms
@@ -381,28 +446,41 @@ impl FastCm {
             (None, Some(set)) => set,
             (None, None) => cold_set(&full, &settings, &reduced_ok, &[], true),
         };
-        if let (Some(k), Some((cut, _))) = (level, &tightest)
-            && self.settings.compress_rank > 0
-            && low_rank(&full) >= self.settings.compress_from
+        let relax =
+            self.settings.compress_rank > 0 && low_rank(&full) >= self.settings.compress_from;
+        let (mut start, mut relaxed_start) = (start, false);
+        if let Some((cut, _)) = &tightest
+            && relax
             && start.origin() == Origin::Guess
             && !reduced_ok(&start.reduce(&full))
-            && let Some(compressed) = self.compressed_no(theta, k, cut)
         {
-            // The warm guess folds an infeasible set, so the rounds would restart cold: the
-            // compressed program certifies NO instead. The guess stays the warm state.
-            let bound = compressed.value(theta);
-            self.compressed_answers.fetch_add(1, Ordering::Relaxed);
-            self.keep_warm(start);
-            keep_newest(&self.compressed_cuts, compressed, self.settings.kept_cuts);
-            return Ok((
-                ScoreEval::bracketed(n, bound, n),
-                EvalStats {
-                    decided_early: true,
-                    compressed: true,
-                    ..EvalStats::default()
-                },
-            ));
+            // The warm guess folds an infeasible set, so the rounds would restart cold. The
+            // program compressed around the guess's dual certifies NO when the score lies
+            // above the level; otherwise its dual, computed at this `theta`, gives the guess.
+            match self.relaxed_start(&full, theta, level, cut, &start) {
+                Relaxed::No(relaxed) => {
+                    let bound = relaxed.value(theta);
+                    self.compressed_answers.fetch_add(1, Ordering::Relaxed);
+                    self.keep_warm(start);
+                    keep_newest(&self.compressed_cuts, relaxed, self.settings.kept_cuts);
+                    return Ok((
+                        ScoreEval::bracketed(n, bound, n),
+                        EvalStats {
+                            decided_early: true,
+                            compressed: true,
+                            ..EvalStats::default()
+                        },
+                    ));
+                }
+                Relaxed::Guess(guess) => (start, relaxed_start) = (guess, true),
+                Relaxed::Nothing => {}
+            }
         }
+        let relaxed_left = std::cell::Cell::new(if relax {
+            self.settings.relaxed_checks
+        } else {
+            0
+        });
         let last_cut = RefCell::new(None);
         let last_certificate = RefCell::new(None);
         let certified = solve_certified(
@@ -415,10 +493,33 @@ impl FastCm {
             &[],
             // The IPM's dual has weight cost 1/n: the certificate's Y (weight cost 1) is n Z.
             |a, _, duals| {
-                let (eval, cut, certificate) = cm.certify_all(theta, a, &(&duals[0] * n));
+                let (mut eval, cut, certificate) = cm.certify_all(theta, a, &(&duals[0] * n));
+                let mut margins = None;
+                if let (Some(k), Some(c)) = (level, &cut)
+                    && relaxed_left.get() > 0
+                    && sosdp_oracle::member_from_bracket(&eval, k).is_none()
+                {
+                    // The round's dual left the question open. Compressed onto that dual's
+                    // leading directions, the program's relaxation is nearly exact (at D = 50
+                    // the optimal dual has rank one): its cut certifies NO when the score lies
+                    // above the level, and otherwise its margins classify the weights for the
+                    // next round better than the round's own dual (MATH.md 4.9).
+                    relaxed_left.set(relaxed_left.get() - 1);
+                    if let Some(relaxed) = self.relaxed_cut(theta, Some(k), c) {
+                        let bound = relaxed.value(theta);
+                        if bound > k {
+                            let bound = bound.min(eval.upper);
+                            eval = ScoreEval::bracketed(eval.score.max(bound), bound, eval.upper);
+                            self.compressed_answers.fetch_add(1, Ordering::Relaxed);
+                        } else {
+                            margins = Some(relaxed.quad.iter().map(|q| 1.0 - q / n).collect());
+                        }
+                        keep_newest(&self.compressed_cuts, relaxed, self.settings.kept_cuts);
+                    }
+                }
                 *last_cut.borrow_mut() = cut;
                 *last_certificate.borrow_mut() = certificate;
-                eval
+                Checked { eval, margins }
             },
         );
         // The set is kept as solved: the next evaluation re-derives its statuses from the
@@ -430,6 +531,13 @@ impl FastCm {
             |set, _, _| self.keep_warm(set),
             || self.reference.evaluate(theta),
         )?;
+        let answer = (
+            answer.0,
+            EvalStats {
+                relaxed_start,
+                ..answer.1
+            },
+        );
         if answer.1.fallback {
             self.count_fallback();
         } else {
@@ -491,6 +599,17 @@ crate::active_set::fast_oracle!(FastCm {
         })
     }
 });
+
+/// What the compressed program says about a query whose warm guess folds an infeasible set
+/// ([`FastCm::relaxed_start`]).
+enum Relaxed {
+    /// Its cut certifies "score > level".
+    No(Cut),
+    /// A warm guess from its dual, whose fold is feasible.
+    Guess(ActiveSet),
+    /// Neither: the rounds restart cold.
+    Nothing,
+}
 
 /// Push `cut` onto `kept`, dropping the oldest when there are `most`.
 fn keep_newest(kept: &Mutex<Vec<Cut>>, cut: Cut, most: usize) {
