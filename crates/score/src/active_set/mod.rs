@@ -49,11 +49,8 @@ pub struct EvalStats {
     pub fallback: bool,
     /// A warm guess was given up for a cold start (see [`Origin::Guess`]).
     pub restarted_cold: bool,
-    /// Rounds whose next statuses came from margins better than the round's own dual
-    /// ([`Checked::margins`]).
-    pub refined_rounds: usize,
-    /// The warm guess came from the dual of the compressed program, the kept cut's guess
-    /// folding an infeasible set ([`crate::cm::compress`]).
+    /// The warm guess came from the dual of the compressed program at the query, the kept
+    /// cut's guess folding an infeasible set ([`crate::cm::compress`]).
     pub relaxed_start: bool,
 }
 
@@ -86,33 +83,13 @@ pub struct Certified {
     pub row_duals: Vec<f64>,
 }
 
-/// What the certificate of a round says: the bracket of the full problem's score, and the
-/// margins of every weight under a better dual than the round's own, when the caller has one
-/// (the dual of a relaxation solved at the same `theta`, [`crate::cm::compress`]). The next
-/// round derives its statuses and groups from those margins.
-pub struct Checked {
-    /// The certified bracket.
-    pub eval: ScoreEval,
-    /// Normalised margins of every weight ([`fold::margins`]), or `None`: the round's dual.
-    pub margins: Option<Vec<f64>>,
-}
-
-impl From<ScoreEval> for Checked {
-    fn from(eval: ScoreEval) -> Self {
-        Checked {
-            eval,
-            margins: None,
-        }
-    }
-}
-
 /// True when the bracket answers "is the score <= level?" ([`member_from_bracket`]).
 pub fn decides(eval: &ScoreEval, level: Option<f64>) -> bool {
     level.is_some_and(|k| member_from_bracket(eval, k).is_some())
 }
 
 /// Solve `full` starting from `set`; `certify(a, t, block_duals)` brackets the score of
-/// the full problem (and may give better margins, [`Checked`]). `reduced_ok` rejects reduced problems that are infeasible by
+/// the full problem. `reduced_ok` rejects reduced problems that are infeasible by
 /// construction (then weights are unfolded). `t0` is the starting value of the free
 /// variables. Returns `None` when the rounds are exhausted.
 #[allow(clippy::too_many_arguments)]
@@ -124,7 +101,7 @@ pub fn solve_certified(
     level: Option<f64>,
     reduced_ok: impl Fn(&Problem) -> bool,
     t0: &[f64],
-    certify: impl Fn(&[f64], &[f64], &[DMatrix<f64>]) -> Checked,
+    certify: impl Fn(&[f64], &[f64], &[DMatrix<f64>]) -> ScoreEval,
 ) -> Option<Certified> {
     let margin = settings.stop_margin * settings.accuracy;
     let stop = |p: &ipm::IterationReport, fold_cost: f64| {
@@ -151,12 +128,8 @@ pub fn solve_certified(
         loose_scale: map.scale.abs(),
     };
     let (eval, set, sol, mut stats) = rounds.run(set, stop, |_, a, sol| {
-        let checked = certify(a, &sol.extra, &sol.block_duals);
-        if decides(&checked.eval, level) || checked.eval.width() <= settings.accuracy {
-            Ok(checked.eval)
-        } else {
-            Err(checked.margins)
-        }
+        let eval = certify(a, &sol.extra, &sol.block_duals);
+        (decides(&eval, level) || eval.width() <= settings.accuracy).then_some(eval)
     })?;
     stats.decided_early = eval.width() > settings.accuracy;
     Some(Certified {
@@ -207,8 +180,7 @@ impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
     }
 
     /// Each round solves the reduced problem of `set` and hands the expanded weights and the
-    /// solution to `accept`; when it declines (with the margins of a better dual than the
-    /// round's, or `None`), the statuses the round's dual (or that better one) contradicts are
+    /// solution to `accept`; when it declines, the statuses the round's dual contradicts are
     /// freed, the most contradicted first and at most [`repair_budget`] of them (the first
     /// repair re-derives all other statuses from that dual), or, if none is contradicted, the
     /// next round solves more tightly (after a stalled solve: on the free set of its dual).
@@ -225,7 +197,7 @@ impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
         &self,
         mut set: ActiveSet,
         stop: impl Fn(&ipm::IterationReport, f64) -> bool,
-        mut accept: impl FnMut(&ActiveSet, &[f64], &ipm::Solution) -> Result<R, Option<Vec<f64>>>,
+        mut accept: impl FnMut(&ActiveSet, &[f64], &ipm::Solution) -> Option<R>,
     ) -> Option<(R, ActiveSet, ipm::Solution, EvalStats)> {
         let full = self.full;
         let n = full.upper.len();
@@ -299,19 +271,13 @@ impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
             stats.groups = grouping.as_ref().map_or(0, Grouping::groups);
             stats.folded = set.count(Status::Upper);
             let a = set.expand(full, &sol.a);
-            let better = match accept(&set, &a, &sol) {
-                Ok(result) => return Some((result, set, sol, stats)),
-                Err(better) => better,
-            };
+            if let Some(result) = accept(&set, &a, &sol) {
+                return Some((result, set, sol, stats));
+            }
             if grouping.is_some() {
                 grouped_left -= 1;
             }
-            // Margins from a better dual than the round's are trusted: every status is
-            // re-derived from them, and a warm guess they contradict widely is re-derived
-            // instead of restarting cold.
-            let refined = better.is_some();
-            stats.refined_rounds += refined as usize;
-            let m = better.unwrap_or_else(|| margins(full, &sol.block_duals, &sol.row_duals));
+            let m = margins(full, &sol.block_duals, &sol.row_duals);
             let mut contradicted: Vec<usize> = (0..n)
                 .filter(|&i| contradicts(set.status()[i], m[i]))
                 .collect();
@@ -343,7 +309,6 @@ impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
             );
             if round == first
                 && guess
-                && !refined
                 && contradicted.len() > repair_budget(self.settings, stats.free)
             {
                 // A warm guess so far off that one repair cannot fix it.
@@ -364,11 +329,7 @@ impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
                     (set.estimate(), false, round + 1, true);
                 continue;
             }
-            if refined {
-                // Every status from the better dual, contradicted or not.
-                set.update(full, fresh);
-                set.set_margins(m);
-            } else if !contradicted.is_empty() {
+            if !contradicted.is_empty() {
                 // Repairs free contradicted weights; at most `repair_budget` of them per round,
                 // the most contradicted first: a reduced problem whose fold is far off (a warm
                 // start after a large move) has a dual that contradicts a large share of the
@@ -555,9 +516,7 @@ pub fn cold_set(
             // The weight the subsample's optimum removes, scaled to `n` weights.
             let removed =
                 sub.upper.iter().zip(a).map(|(u, a)| u - a).sum::<f64>() * n as f64 / ns as f64;
-            (sol.termination != Termination::NumericalError && !contradicted)
-                .then_some(removed)
-                .ok_or(None)
+            (sol.termination != Termination::NumericalError && !contradicted).then_some(removed)
         },
     );
     let Some((removed, _, sol, _)) = consistent else {

@@ -129,10 +129,6 @@ pub struct FastSettings {
     /// The compressed solve stops once its objectives are this many points (of score) past the
     /// level on either side. Default 1.
     pub compress_stop: f64,
-    /// A membership question left open by a round of the full program tries, at most this many
-    /// times, to certify NO on the program compressed onto that round's dual
-    /// ([`crate::cm::compress`]), under the same rank condition; 0 disables it. Default 2.
-    pub relaxed_checks: usize,
     /// When the statuses the compressed program gives fold an infeasible set, the fold's most
     /// violated direction joins the subspace and the program is solved again, at most this
     /// many times ([`crate::cm::fast::FastCm`]). Default 3.
@@ -186,7 +182,6 @@ impl Default for FastSettings {
             compress_from: 512,
             compress_margin: 0.9,
             compress_stop: 1.0,
-            relaxed_checks: 2,
             relaxed_directions: 3,
             compress_round: IpmSettings {
                 gap_tol: 1e-4,

@@ -48,7 +48,7 @@ impl FastCm {
         let certify = |a: &[f64], w: &[f64], duals: &[DMatrix<f64>]| {
             let theta = theta_of(w);
             *found.borrow_mut() = Some((theta.clone(), a.to_vec(), &duals[0] * n));
-            cm.certify(&theta, a, &(&duals[0] * n)).into()
+            cm.certify(&theta, a, &(&duals[0] * n))
         };
         let certified = solve_certified(
             &full,

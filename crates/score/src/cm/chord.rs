@@ -65,7 +65,7 @@ impl FastCm {
                 .ray_end(x, u, level)
                 .map_or(limit, |o| o.clamp(inner, limit));
             *last_cut.borrow_mut() = Some(cut);
-            ScoreEval::bracketed(s, inner, outer).into()
+            ScoreEval::bracketed(s, inner, outer)
         };
         // The objective is -s.
         let map = ScoreMap {

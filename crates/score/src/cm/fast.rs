@@ -15,8 +15,8 @@ use crate::ScoreError;
 use crate::active_set::fold::{ActiveSet, Origin, classify_keeping};
 use crate::active_set::warm::WarmPool;
 use crate::active_set::{
-    Checked, EvalStats, FastSettings, ScoreMap, cold_set, conclude, low_rank, next_set,
-    solve_certified, unfold_until_feasible, unfolded_budget,
+    EvalStats, FastSettings, ScoreMap, cold_set, conclude, low_rank, next_set, solve_certified,
+    unfold_until_feasible, unfolded_budget,
 };
 use crate::cm::reference::ClarabelCm;
 use crate::cm::{Certificate, CertifiedMean, Cut};
@@ -251,7 +251,7 @@ impl FastCm {
     /// A cut certifying "score > `level`" at `theta` from the program compressed around the
     /// kept cut `cut` ([`crate::cm::compress`]), or `None`.
     /// For a query at `theta` whose warm guess `start` (from the kept cut `cut`) folds an
-    /// infeasible set: the program compressed around `cut`'s dual ([`Self::relaxed_cut`]).
+    /// infeasible set: the program compressed around `cut`'s dual ([`crate::cm::compress`]).
     /// Its cut may certify NO; otherwise the statuses its margins give are the guess, once
     /// their fold is feasible. While it is not, the fold's most violated direction (the bottom
     /// eigenvector of `B(theta)` minus the folded scatter) joins the subspace and the
@@ -293,6 +293,16 @@ impl FastCm {
                 keep_newest(&self.compressed_cuts, relaxed, self.settings.kept_cuts);
                 return Relaxed::Guess(guess);
             }
+            if extra == self.settings.relaxed_directions {
+                // Still infeasible: the folded weights the compressed dual is least sure of
+                // are freed until the fold is feasible.
+                let mut guess = guess;
+                if unfold_until_feasible(full, &mut guess, fold_feasible) {
+                    keep_newest(&self.compressed_cuts, relaxed, self.settings.kept_cuts);
+                    return Relaxed::Guess(guess);
+                }
+                break;
+            }
             margins = relaxed.quad.iter().map(|q| 1.0 - q / n).collect();
             let mut vectors: Vec<Vec<f64>> = basis
                 .column_iter()
@@ -300,28 +310,8 @@ impl FastCm {
                 .collect();
             vectors.push(eig.eigenvectors.column(bottom).iter().copied().collect());
             basis = super::compress::orthonormal_basis(&vectors);
-            if extra == self.settings.relaxed_directions {
-                // Still infeasible: the folded weights the compressed dual is least sure of
-                // are freed until the fold is feasible.
-                let mut guess = guess;
-                let ok = |reduced: &Problem| min_eigenvalue(&reduced.blocks[0].constant) > 0.0;
-                if unfold_until_feasible(full, &mut guess, ok) {
-                    keep_newest(&self.compressed_cuts, relaxed, self.settings.kept_cuts);
-                    return Relaxed::Guess(guess);
-                }
-            }
         }
         Relaxed::Nothing
-    }
-
-    /// The cut of the program compressed around the dual of `cut` at `theta`
-    /// ([`crate::cm::compress`]), or `None` when the fold its margins give is infeasible.
-    fn relaxed_cut(&self, theta: &[f64], level: Option<f64>, cut: &Cut) -> Option<Cut> {
-        let cm = self.problem();
-        let n = cm.n() as f64;
-        let basis = cm.compression_basis(theta, cut, self.settings.compress_rank);
-        let margins: Vec<f64> = cut.quad.iter().map(|q| 1.0 - q / n).collect();
-        cm.compressed_cut(theta, &basis, &self.points, &margins, level, &self.settings)
     }
 
     /// The active set a dual `Y` (certificate scale, given by its quadratic forms
@@ -430,7 +420,7 @@ impl FastCm {
             ));
         }
         let full = self.full_problem(cm.b_matrix(theta));
-        let reduced_ok = |reduced: &Problem| min_eigenvalue(&reduced.blocks[0].constant) > 0.0;
+        let reduced_ok = fold_feasible;
         let warm = self
             .take_warm()
             .filter(|set| set.status().len() == full.upper.len());
@@ -476,11 +466,6 @@ impl FastCm {
                 Relaxed::Nothing => {}
             }
         }
-        let relaxed_left = std::cell::Cell::new(if relax {
-            self.settings.relaxed_checks
-        } else {
-            0
-        });
         let last_cut = RefCell::new(None);
         let last_certificate = RefCell::new(None);
         let certified = solve_certified(
@@ -493,33 +478,10 @@ impl FastCm {
             &[],
             // The IPM's dual has weight cost 1/n: the certificate's Y (weight cost 1) is n Z.
             |a, _, duals| {
-                let (mut eval, cut, certificate) = cm.certify_all(theta, a, &(&duals[0] * n));
-                let mut margins = None;
-                if let (Some(k), Some(c)) = (level, &cut)
-                    && relaxed_left.get() > 0
-                    && sosdp_oracle::member_from_bracket(&eval, k).is_none()
-                {
-                    // The round's dual left the question open. Compressed onto that dual's
-                    // leading directions, the program's relaxation is nearly exact (at D = 50
-                    // the optimal dual has rank one): its cut certifies NO when the score lies
-                    // above the level, and otherwise its margins classify the weights for the
-                    // next round better than the round's own dual (MATH.md 4.9).
-                    relaxed_left.set(relaxed_left.get() - 1);
-                    if let Some(relaxed) = self.relaxed_cut(theta, Some(k), c) {
-                        let bound = relaxed.value(theta);
-                        if bound > k {
-                            let bound = bound.min(eval.upper);
-                            eval = ScoreEval::bracketed(eval.score.max(bound), bound, eval.upper);
-                            self.compressed_answers.fetch_add(1, Ordering::Relaxed);
-                        } else {
-                            margins = Some(relaxed.quad.iter().map(|q| 1.0 - q / n).collect());
-                        }
-                        keep_newest(&self.compressed_cuts, relaxed, self.settings.kept_cuts);
-                    }
-                }
+                let (eval, cut, certificate) = cm.certify_all(theta, a, &(&duals[0] * n));
                 *last_cut.borrow_mut() = cut;
                 *last_certificate.borrow_mut() = certificate;
-                Checked { eval, margins }
+                eval
             },
         );
         // The set is kept as solved: the next evaluation re-derives its statuses from the
@@ -599,6 +561,12 @@ crate::active_set::fast_oracle!(FastCm {
         })
     }
 });
+
+/// True when the folded weights alone keep the reduced CM program feasible (its constant
+/// `B(theta)` minus the folded scatter is positive definite).
+fn fold_feasible(reduced: &Problem) -> bool {
+    min_eigenvalue(&reduced.blocks[0].constant) > 0.0
+}
 
 /// What the compressed program says about a query whose warm guess folds an infeasible set
 /// ([`FastCm::relaxed_start`]).

@@ -138,7 +138,7 @@ impl FastSp {
             |a, tau, duals| {
                 let y1 = factor.unwhiten(&(&duals[0] * n));
                 let y2 = factor.unwhiten(&(&duals[1] * n));
-                sp.certify(&s, a, n * tau[0], &y1, &y2).into()
+                sp.certify(&s, a, n * tau[0], &y1, &y2)
             },
         );
         conclude(
