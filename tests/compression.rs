@@ -1,10 +1,11 @@
-//! NO answers from the CM program compressed onto a small subspace (`sosdp_score::cm::compress`):
-//! every one is confirmed by the clarabel reference backend (the check has power: the same
-//! bounds raised by two points are refuted), and a release is bit-identical with and without
-//! the compressed test.
+//! Membership answers from the CM program compressed onto a small subspace
+//! (`sosdp_score::cm::compress`): every NO (from its cut) and every YES (from its weights made
+//! feasible for the full LMI) is confirmed by the clarabel reference backend (the check has
+//! power: the same bounds moved by two points towards the score are refuted), and a release is
+//! bit-identical with and without the compressed answers.
 //!
-//! The test is forced at small `D` (`compress_from = 0`); by default it only runs from `D = 31`,
-//! where cold starts are expensive.
+//! The compressed program is forced at small `D` (`compress_from = 0`, `compress_answer_free =
+//! 1`); by default it only runs from `D = 31`, where cold starts are expensive.
 mod common;
 
 use common::{cluster_instance, short_release};
@@ -18,6 +19,7 @@ fn forced(rank: usize) -> FastSettings {
     FastSettings {
         compress_rank: rank,
         compress_from: 0,
+        compress_answer_free: 1.0,
         ..FastSettings::default()
     }
 }
@@ -38,11 +40,13 @@ fn at_distance(rng: &mut StdRng, centre: &[f64], r: f64) -> Vec<f64> {
 
 /// Fill the kept cuts near the anchor, then ask membership questions farther out at levels a
 /// little above the anchor's score (the shrinkage proposals of a slice sampler): every NO the
-/// compressed program gives is a NO of the reference, and its certified lower bound is at most
-/// the reference's score.
+/// compressed program gives is a NO of the reference, with its certified lower bound at most
+/// the reference's score, and every YES a YES, with its certified upper bound at least that
+/// score.
 #[test]
 fn compressed_answers_are_confirmed_by_the_reference() {
     let (mut compressed, mut asked, mut refuted_raised) = (0, 0, 0);
+    let (mut yes, mut refuted_lowered) = (0, 0);
     for (seed, n, d) in [(1u64, 1500usize, 4usize), (2, 2000, 6), (3, 2500, 8)] {
         let cm = cluster_instance(seed, n, d, 1.6);
         let fast = FastCm::new(cm.clone()).with_settings(forced(2));
@@ -55,7 +59,7 @@ fn compressed_answers_are_confirmed_by_the_reference() {
         }
         let tol = 1e-6 * n as f64;
         for _ in 0..80 {
-            let r = 0.1 + 0.4 * rng.random::<f64>();
+            let r = 0.02 + 0.48 * rng.random::<f64>();
             let theta = at_distance(&mut rng, &anchor.theta, r);
             if !cm.in_domain(&theta) {
                 continue;
@@ -69,11 +73,23 @@ fn compressed_answers_are_confirmed_by_the_reference() {
             }
             compressed += 1;
             assert_eq!(fast.compressed_answers(), before + 1);
+            let truth = reference.evaluate(&theta).unwrap();
+            if eval.upper <= level {
+                yes += 1;
+                assert!(
+                    truth.lower <= eval.upper + tol,
+                    "compressed upper bound {} at level {level}, the reference says {truth:?}",
+                    eval.upper
+                );
+                if truth.lower > eval.upper - 2.0 + tol {
+                    refuted_lowered += 1;
+                }
+                continue;
+            }
             assert!(
                 eval.lower > level,
-                "a compressed answer must be NO: {eval:?}"
+                "a compressed answer must decide: {eval:?}"
             );
-            let truth = reference.evaluate(&theta).unwrap();
             assert!(
                 truth.upper >= eval.lower - tol,
                 "compressed bound {} at level {level}, the reference says {truth:?}",
@@ -85,20 +101,26 @@ fn compressed_answers_are_confirmed_by_the_reference() {
         }
     }
     eprintln!(
-        "compression: {compressed} of {asked} questions answered; bounds raised by 2 points refuted {refuted_raised}"
+        "compression: {compressed} of {asked} questions answered ({yes} YES); lower bounds \
+         raised by 2 points refuted {refuted_raised}, upper bounds lowered by 2 points refuted \
+         {refuted_lowered}"
     );
     assert!(
         compressed >= 10,
         "only {compressed} of {asked} questions answered by the compressed program: the test is vacuous"
     );
     assert!(
-        refuted_raised >= 1,
+        compressed - yes >= 1 && yes >= 1,
+        "compressed answers: {yes} YES of {compressed}: a side is untested"
+    );
+    assert!(
+        refuted_raised >= 1 && refuted_lowered >= 1,
         "no bound was within two points of the reference: the confirmation has no power"
     );
 }
 
-/// The same seed gives the same release with and without the compressed test (its answers
-/// are certified, so the chain is the same), and the test answered questions in the first run.
+/// The same seed gives the same release with and without the compressed program (its answers
+/// are certified, so the chain is the same), and it answered questions in the first run.
 #[test]
 fn the_release_is_the_same_with_and_without_compression() {
     let (n, d, gamma) = (2000, 5, 1.6);

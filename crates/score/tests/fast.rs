@@ -541,17 +541,20 @@ fn split_newton_systems_agree() {
 }
 
 /// The compressed program's uses in a membership question (`crate::cm::compress`), made active
-/// at a small size (`compress_from = 0`, `cold_guess_rank = 0`): a warm guess whose fold is
-/// infeasible is replaced by the statuses of the compressed dual at the query, a round left
-/// open tries the compressed NO certificate and takes the compressed dual's margins. Queries
+/// at a small size (`compress_from = 0`, `cold_guess_rank = 0`): it answers NO from its cut and
+/// YES from its weights made feasible for the full LMI, and otherwise a warm guess whose fold
+/// is infeasible is replaced by the statuses of the compressed dual at the query. Queries
 /// alternate between a point inside and far points, at levels within a few points of the
-/// reference score on both sides; every answer must match clarabel's score, and each of the
-/// relaxed paths must have been taken (non-vacuity).
+/// reference score on both sides; every answer must match clarabel's score and every bracket
+/// must contain it, and each path (compressed NO, compressed YES, relaxed start) must have
+/// been taken (non-vacuity). Trusting the compressed weights without the full LMI's repair
+/// fails the bracket assertion.
 #[test]
-fn relaxed_starts_and_checks_answer_right() {
+fn compressed_answers_and_relaxed_starts_are_right() {
     use sosdp_score::FastSettings;
     let settings = FastSettings {
         compress_from: 0,
+        compress_answer_free: 1.0,
         cold_guess_rank: 0,
         aggregate_free: 16,
         aggregate_rank: 0,
@@ -564,7 +567,7 @@ fn relaxed_starts_and_checks_answer_right() {
     let reference = ClarabelCm::new(cm);
     let mut r = rng(310);
     let inside = random_theta(&mut r, d, g, 0.05);
-    let (mut asked, mut relaxed_starts) = (0, 0);
+    let (mut asked, mut relaxed_starts, mut compressed_yes, mut compressed_no) = (0, 0, 0, 0);
     for k in 0..8 {
         let far = random_theta(&mut r, d, g, 0.3 + 0.6 * (k as f64) / 8.0);
         let s = reference.evaluate(&far).unwrap().score;
@@ -584,6 +587,10 @@ fn relaxed_starts_and_checks_answer_right() {
             );
             asked += 1;
             relaxed_starts += stats.relaxed_start as usize;
+            if stats.compressed {
+                compressed_yes += (eval.upper <= level) as usize;
+                compressed_no += (eval.lower > level) as usize;
+            }
         }
     }
     assert_eq!(asked, 32);
@@ -591,8 +598,14 @@ fn relaxed_starts_and_checks_answer_right() {
         relaxed_starts >= 1,
         "no warm guess came from the compressed program"
     );
+    assert!(compressed_no >= 1, "the compressed program certified no NO");
     assert!(
-        fast.compressed_answers() >= 1,
-        "the compressed program certified no NO answer"
+        compressed_yes >= 1,
+        "the compressed program certified no YES"
+    );
+    assert_eq!(fast.compressed_answers(), compressed_yes + compressed_no);
+    eprintln!(
+        "{asked} questions: {compressed_no} compressed NO, {compressed_yes} compressed YES, \
+         {relaxed_starts} relaxed starts"
     );
 }

@@ -43,7 +43,8 @@ pub struct EvalStats {
     pub decided_early: bool,
     /// A kept certificate answered the membership query without a solve (MATH.md 4.9).
     pub memoised: bool,
-    /// The compressed program certified the membership query's NO ([`crate::cm::compress`]).
+    /// The compressed program answered the membership query, NO from its cut or YES from its
+    /// weights made feasible for the full LMI ([`crate::cm::compress`]).
     pub compressed: bool,
     /// The repair rounds failed and the reference backend answered.
     pub fallback: bool,

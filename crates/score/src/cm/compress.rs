@@ -20,10 +20,19 @@
 use super::{CertifiedMean, Cut};
 use crate::active_set::FastSettings;
 use crate::active_set::fold::{ActiveSet, classify};
-use crate::dense::min_eigenvalue;
+use crate::dense::{min_eigenvalue, psd_projection};
 use crate::ipm::{self, Problem};
 use nalgebra::DMatrix;
 use std::borrow::Cow;
+
+/// The solve of a compressed program: its cut (certified on the full program) and its primal
+/// weights (feasible for the compressed LMI, not necessarily for the full one).
+pub struct Compressed {
+    /// The cut of the compressed dual `Y = n W Z W^T`.
+    pub cut: Cut,
+    /// The compressed program's weights, one per point.
+    pub weights: Vec<f64>,
+}
 
 /// An orthonormal basis (as columns) of the span of `vectors`, in order, each vector
 /// dropped when less than `1e-8` of it (relative) lies outside the span of the earlier ones.
@@ -49,6 +58,17 @@ pub fn orthonormal_basis(vectors: &[Vec<f64>]) -> DMatrix<f64> {
     }
     let p = vectors.first().map_or(0, Vec::len);
     DMatrix::from_fn(p, basis.len(), |r, c| basis[c][r])
+}
+
+/// `basis` (orthonormal columns) with the part of `direction` outside its span as one more
+/// column ([`orthonormal_basis`]).
+pub fn with_direction(basis: &DMatrix<f64>, direction: &[f64]) -> DMatrix<f64> {
+    let mut vectors: Vec<Vec<f64>> = basis
+        .column_iter()
+        .map(|c| c.iter().copied().collect())
+        .collect();
+    vectors.push(direction.to_vec());
+    orthonormal_basis(&vectors)
 }
 
 impl CertifiedMean {
@@ -82,8 +102,8 @@ impl CertifiedMean {
         orthonormal_basis(&vectors)
     }
 
-    /// The cut of the program compressed onto the columns of `basis` (orthonormal,
-    /// `(D+1) x k`) at `theta` (module doc). `scaled_points` are `zh_i / sqrt(n)` as columns.
+    /// The cut and the weights of the program compressed onto the columns of `basis`
+    /// (orthonormal, `(D+1) x k`) at `theta` (module doc). `scaled_points` are `zh_i / sqrt(n)` as columns.
     /// The weights whose margin `margins_i` (of a nearby dual) exceeds
     /// [`FastSettings::compress_margin`] in absolute value are folded at their bound; `None`
     /// when that fold is infeasible. The solve stops once its dual objective is
@@ -97,11 +117,12 @@ impl CertifiedMean {
         margins: &[f64],
         level: Option<f64>,
         settings: &FastSettings,
-    ) -> Option<Cut> {
+    ) -> Option<Compressed> {
         let n = self.n() as f64;
+        let compressed = basis.transpose() * scaled_points;
         let problem = Problem::packing(
             basis.transpose() * self.b_matrix(theta) * basis,
-            Cow::Owned(basis.transpose() * scaled_points),
+            Cow::Borrowed(&compressed),
         );
         let set = ActiveSet::with_status(&problem, classify(margins, settings.compress_margin));
         if min_eigenvalue(&set.reduce(&problem).blocks[0].constant) <= 0.0 {
@@ -121,8 +142,21 @@ impl CertifiedMean {
                         || score(p.primal_objective) < level - settings.compress_stop)
             })
         });
-        let y = basis * &sol.block_duals[0] * basis.transpose() * n;
-        Some(self.cut(&y, theta))
+        // Y = n W Z W^T with Z in the PSD cone; its quadratic forms from the compressed
+        // points p_i = W^T zh_i / sqrt(n): zh_i^T Y zh_i = n^2 p_i^T Z p_i (k^2 flops a point
+        // instead of (D+1)^2).
+        let z = psd_projection(&sol.block_duals[0]);
+        let zp = &z * &compressed;
+        let q: Vec<f64> = compressed
+            .column_iter()
+            .zip(zp.column_iter())
+            .map(|(p, zp)| n * n * p.dot(&zp))
+            .collect();
+        let y = basis * &z * basis.transpose() * n;
+        Some(Compressed {
+            cut: self.cut_from_forms(y, q, theta),
+            weights: set.expand(&problem, &sol.a),
+        })
     }
 }
 

@@ -18,6 +18,7 @@ use crate::active_set::{
     EvalStats, FastSettings, ScoreMap, cold_set, conclude, low_rank, next_set, solve_certified,
     unfold_until_feasible, unfolded_budget,
 };
+use crate::cm::compress::{Compressed, with_direction};
 use crate::cm::reference::ClarabelCm;
 use crate::cm::{Certificate, CertifiedMean, Cut};
 use crate::dense::min_eigenvalue;
@@ -269,7 +270,7 @@ impl FastCm {
         let mut basis = cm.compression_basis(theta, cut, self.settings.compress_rank);
         let mut margins: Vec<f64> = cut.quad.iter().map(|q| 1.0 - q / n).collect();
         for extra in 0..=self.settings.relaxed_directions {
-            let Some(relaxed) =
+            let Some(Compressed { cut: relaxed, .. }) =
                 cm.compressed_cut(theta, &basis, &self.points, &margins, level, &self.settings)
             else {
                 return Relaxed::Nothing;
@@ -304,14 +305,78 @@ impl FastCm {
                 break;
             }
             margins = relaxed.quad.iter().map(|q| 1.0 - q / n).collect();
-            let mut vectors: Vec<Vec<f64>> = basis
-                .column_iter()
-                .map(|c| c.iter().copied().collect())
-                .collect();
-            vectors.push(eig.eigenvectors.column(bottom).iter().copied().collect());
-            basis = super::compress::orthonormal_basis(&vectors);
+            basis = with_direction(&basis, eig.eigenvectors.column(bottom).as_slice());
         }
         Relaxed::Nothing
+    }
+
+    /// A membership question at `level` answered on the program compressed around the kept
+    /// cut `cut` ([`crate::cm::compress`]): NO when the compressed dual's cut exceeds `level`
+    /// at `theta`, YES when the compressed weights, made feasible for the full LMI
+    /// ([`CertifiedMean::feasible_with_scatter`]), remove at most `level` points. Both are
+    /// certified on the full program, so the answer is the one any certified bracket gives.
+    /// While neither holds and the weights violate the full LMI, its most violated direction
+    /// (the bottom eigenvector of `L(theta, a)`) joins the subspace and the program is solved
+    /// again, at most [`FastSettings::relaxed_directions`] times. Returns the answer's
+    /// bracket and certificate (YES) when decided, and the last compressed cut. Not tried
+    /// when more than [`FastSettings::compress_answer_free`] of the weights would be free.
+    fn compressed_answer(
+        &self,
+        theta: &[f64],
+        level: f64,
+        cut: &Cut,
+    ) -> (Option<(ScoreEval, Option<Certificate>)>, Option<Cut>) {
+        let cm = self.problem();
+        let n = cm.n() as f64;
+        let b = cm.b_matrix(theta);
+        let margins: Vec<f64> = cut.quad.iter().map(|q| 1.0 - q / n).collect();
+        let free = margins
+            .iter()
+            .filter(|m| m.abs() <= self.settings.compress_margin)
+            .count();
+        if free as f64 > self.settings.compress_answer_free * n {
+            return (None, None);
+        }
+        let mut basis = cm.compression_basis(theta, cut, self.settings.compress_rank);
+        let mut last = None;
+        for _ in 0..=self.settings.relaxed_directions {
+            let Some(solved) = cm.compressed_cut(
+                theta,
+                &basis,
+                &self.points,
+                &margins,
+                Some(level),
+                &self.settings,
+            ) else {
+                break;
+            };
+            let lower = solved.cut.value(theta).max(0.0);
+            if lower > level {
+                return (
+                    Some((ScoreEval::bracketed(n, lower, n), None)),
+                    Some(solved.cut),
+                );
+            }
+            let (feasible, scatter) = cm.feasible_with_scatter(theta, &solved.weights);
+            let total: f64 = feasible.iter().sum();
+            let upper = (n - total).max(0.0);
+            if upper <= level {
+                let eval = ScoreEval::bracketed(upper, lower.min(upper), upper);
+                let certificate = Certificate::new(&scatter, total);
+                return (Some((eval, Some(certificate))), Some(solved.cut));
+            }
+            let clipped: Vec<f64> = solved.weights.iter().map(|x| x.clamp(0.0, 1.0)).collect();
+            let slack = &b - cm.normalised_scatter(&clipped);
+            let eig = slack.symmetric_eigen();
+            let bottom = eig.eigenvalues.imin();
+            last = Some(solved.cut);
+            if eig.eigenvalues[bottom] >= 0.0 {
+                // Feasible as they are: the compressed optimum is within its gap of the level.
+                break;
+            }
+            basis = with_direction(&basis, eig.eigenvectors.column(bottom).as_slice());
+        }
+        (None, last)
     }
 
     /// The active set a dual `Y` (certificate scale, given by its quadratic forms
@@ -420,6 +485,31 @@ impl FastCm {
             ));
         }
         let full = self.full_problem(cm.b_matrix(theta));
+        let relax =
+            self.settings.compress_rank > 0 && low_rank(&full) >= self.settings.compress_from;
+        if relax && let (Some(k), Some((cut, _))) = (level, &tightest) {
+            // Near a kept cut the compressed program is nearly exact (MATH.md 4.9): it
+            // answers most questions in tens of milliseconds, where the full program may
+            // need a cold start.
+            let (answer, relaxed) = self.compressed_answer(theta, k, cut);
+            if let Some(relaxed) = relaxed {
+                keep_newest(&self.compressed_cuts, relaxed, self.settings.kept_cuts);
+            }
+            if let Some((eval, certificate)) = answer {
+                self.compressed_answers.fetch_add(1, Ordering::Relaxed);
+                if let Some(certificate) = certificate {
+                    self.keep_certificate(certificate);
+                }
+                return Ok((
+                    eval,
+                    EvalStats {
+                        decided_early: true,
+                        compressed: true,
+                        ..EvalStats::default()
+                    },
+                ));
+            }
+        }
         let reduced_ok = fold_feasible;
         let warm = self
             .take_warm()
@@ -436,8 +526,6 @@ impl FastCm {
             (None, Some(set)) => set,
             (None, None) => cold_set(&full, &settings, &reduced_ok, &[], true),
         };
-        let relax =
-            self.settings.compress_rank > 0 && low_rank(&full) >= self.settings.compress_from;
         let (mut start, mut relaxed_start) = (start, false);
         if let Some((cut, _)) = &tightest
             && relax

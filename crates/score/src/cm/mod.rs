@@ -249,7 +249,7 @@ impl CertifiedMean {
 
     /// `S(a) = sum_i (a_i / n) zh_i zh_i^T` for weights in `[0, 1]`, summed over the positive
     /// weights or, when fewer, over the weights below 1 (subtracted from `S(1)`).
-    fn normalised_scatter(&self, a: &[f64]) -> DMatrix<f64> {
+    pub(crate) fn normalised_scatter(&self, a: &[f64]) -> DMatrix<f64> {
         let n = self.n() as f64;
         let below: Vec<usize> = (0..a.len()).filter(|&i| a[i] < 1.0).collect();
         let positive = a.iter().filter(|x| **x > 0.0).count();
@@ -280,10 +280,16 @@ impl CertifiedMean {
     /// The affine minorant ([`Cut`]) of a candidate dual `Y` (projected onto the PSD cone), at
     /// the multiple `t Y` that is best at `theta`.
     pub fn cut(&self, candidate_y: &DMatrix<f64>, theta: &[f64]) -> Cut {
-        let n = self.n() as f64;
-        let dim = self.dim();
         let y = psd_projection(candidate_y);
         let q = self.quad_forms(&y);
+        self.cut_from_forms(y, q, theta)
+    }
+
+    /// [`Self::cut`] of a dual `y` already in the PSD cone, given its quadratic forms
+    /// `q_i = zh_i^T y zh_i` (computed more cheaply by the caller, e.g. in a subspace).
+    pub(crate) fn cut_from_forms(&self, y: DMatrix<f64>, q: Vec<f64>, theta: &[f64]) -> Cut {
+        let n = self.n() as f64;
+        let dim = self.dim();
         let (t, _) = best_scale(n, trace_product(&y, &self.b_matrix(theta)), &q);
         let penalty: f64 = q.iter().map(|qi| (1.0 - t * qi / n).max(0.0)).sum();
         // tr(t Y B(theta)) = t (tr(Y_00 Gamma) + Y_DD) + 2 t y . (theta - c), y = Y[:D, D].
