@@ -392,14 +392,57 @@ pub fn weighted_scatter(points: &DMatrix<f64>, coeffs: &[f64]) -> DMatrix<f64> {
     mul_nt(&scaled, points)
 }
 
-/// `p_i^T Z p_i` for the columns `p_i` of `points`.
+/// `p_i^T Z p_i` for the columns `p_i` of `points`. `Z P` is formed in blocks of
+/// [`QUAD_BLOCK`] columns into one reused buffer, so that each block's product is still in
+/// cache when its dot products read it (at n = 50000, D = 51 the whole product is 20 MB).
 pub fn quad_forms(points: &DMatrix<f64>, z: &DMatrix<f64>) -> Vec<f64> {
-    let zp = mul(false, false, z, points);
-    zp.column_iter()
-        .zip(points.column_iter())
-        .map(|(a, b)| a.dot(&b))
-        .collect()
+    let (rows, n) = points.shape();
+    assert_eq!(
+        z.shape(),
+        (rows, rows),
+        "quad_forms: Z must be square of the points' size"
+    );
+    if rows == 0 {
+        return vec![0.0; n];
+    }
+    let mut out = Vec::with_capacity(n);
+    let mut zp = vec![0.0; rows * QUAD_BLOCK.min(n)];
+    for start in (0..n).step_by(QUAD_BLOCK) {
+        let cols = QUAD_BLOCK.min(n - start);
+        let block = &points.as_slice()[start * rows..(start + cols) * rows];
+        // SAFETY: `z` is rows x rows, `block` rows x cols and `zp` holds at least rows x cols,
+        // all column-major with leading dimension `rows`.
+        unsafe {
+            blas::dgemm(
+                b'N',
+                b'N',
+                rows as i32,
+                cols as i32,
+                rows as i32,
+                1.0,
+                z.as_slice(),
+                rows as i32,
+                block,
+                rows as i32,
+                0.0,
+                &mut zp,
+                rows as i32,
+            )
+        };
+        out.extend(
+            block
+                .chunks_exact(rows)
+                .zip(zp.chunks_exact(rows))
+                .map(|(p, q)| p.iter().zip(q).map(|(a, b)| a * b).sum::<f64>()),
+        );
+    }
+    out
 }
+
+/// Columns per block of [`quad_forms`]: 128 columns of 51 rows are 52 kB (in L2 with the
+/// points' block). Measured at D = 51, n = 50000: 4.4 ms per pass against 8.6 ms for the whole
+/// product (blocks of 64-256 columns 4.4-4.8 ms, 512-1024 7.9-8.8 ms).
+const QUAD_BLOCK: usize = 128;
 
 /// `tr(A B)` for symmetric `A`, `B`.
 pub fn trace_product(a: &DMatrix<f64>, b: &DMatrix<f64>) -> f64 {
