@@ -313,13 +313,17 @@ impl CertifiedMean {
             gradient: y_col.iter().map(|a| -2.0 * a).collect(),
         }
     }
+
     /// Certified lower bound from the dual direction `e e^T` of the bottom eigenvector `e` of
     /// `B(theta)` (module doc): cheap, and close to `n` near the domain's boundary.
     pub fn eigen_bound(&self, theta: &[f64]) -> f64 {
         let eig = self.b_matrix(theta).symmetric_eigen();
         let k = eig.eigenvalues.imin();
-        let e = eig.eigenvectors.column(k);
-        let q: Vec<f64> = self.zh.tr_mul(&e).iter().map(|p| p * p).collect();
+        let e = eig.eigenvectors.column(k).into_owned();
+        // zh^T e by BLAS (one pass over the points).
+        let mut q = vec![0.0; self.n()];
+        dense::gemv(true, 1.0, &self.zh, e.as_slice(), 0.0, &mut q);
+        q.iter_mut().for_each(|p| *p *= *p);
         best_scaled_bound(self.n() as f64, eig.eigenvalues[k].max(0.0), &q)
     }
 
