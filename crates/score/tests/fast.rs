@@ -281,6 +281,52 @@ fn direct_chords_agree_with_bisection() {
     }
 }
 
+/// Truncated cuts (`CertifiedMean::truncated_cut`) on duals shaped like an interior-point
+/// iterate's: a dual direction that binds (the bottom eigenvector of `B` near the boundary)
+/// plus a small full-rank component. With tolerance 0 the truncated cut is the whole dual's
+/// cut; with `1e-3` it keeps the binding direction alone (non-vacuity: components were
+/// dropped) and is still below clarabel's score at the point and elsewhere.
+#[test]
+fn truncated_cuts_bound_the_score_from_below() {
+    let (n, d, g) = (600, 3, 1.5);
+    let cm = instance(14, n, d, g);
+    let reference = ClarabelCm::new(cm.clone());
+    let mut r = rng(140);
+    let mut binding = 0;
+    for _ in 0..4 {
+        let dir = random_theta(&mut r, d, g, 1.0);
+        let norm = dir.iter().map(|a| a * a).sum::<f64>().sqrt();
+        let at: Vec<f64> = dir.iter().map(|a| a * 0.97 * g.sqrt() / norm).collect();
+        let eig = cm.b_matrix(&at).symmetric_eigen();
+        let e = eig.eigenvectors.column(eig.eigenvalues.imin()).into_owned();
+        let noise =
+            nalgebra::DMatrix::from_fn(d + 1, d + 1, |_, _| 1e-5 * normal_vec(&mut r, 1)[0]);
+        let y = &e * e.transpose() + &noise * noise.transpose();
+        let whole = cm.cut(&y, &at);
+        let same = cm.truncated_cut(&y, &at, 0.0);
+        assert!((same.value(&at) - whole.value(&at)).abs() < 1e-6 * n as f64);
+        let truncated = cm.truncated_cut(&y, &at, 1e-3);
+        let kept = truncated.dual.as_ref().clone().symmetric_eigen();
+        let rank = kept.eigenvalues.iter().filter(|&&l| l > 1e-12).count();
+        assert_eq!(rank, 1, "the truncation must drop the small components");
+        for k in 0..4 {
+            let theta = if k == 0 {
+                at.clone()
+            } else {
+                random_theta(&mut r, d, g, 0.95)
+            };
+            let s = reference.evaluate(&theta).unwrap();
+            assert!(
+                truncated.value(&theta) <= s.upper + 1e-6 * n as f64,
+                "truncated cut {} above the score {s:?}",
+                truncated.value(&theta)
+            );
+        }
+        binding += (truncated.value(&at) > 0.5 * n as f64) as usize;
+    }
+    assert!(binding >= 2, "too few truncated cuts bind ({binding})");
+}
+
 /// Cuts are lower bounds of CM everywhere (weak duality with one dual matrix), and at the
 /// point they are made for they give the certified lower bound.
 #[test]

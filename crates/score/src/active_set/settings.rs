@@ -136,11 +136,18 @@ pub struct FastSettings {
     pub relaxed_directions: usize,
     /// From rank `compress_from` on, every membership question near a kept cut is first put
     /// to the compressed program (NO from its cut, YES from its weights made feasible for the
-    /// full LMI), unless more than this share of the `n` weights would be free in it (their
-    /// margins under the cut's dual within `compress_margin` of 0). Default 0.25: on the d = 50
-    /// fit's last stage about 17% are free and a compressed answer takes 45-80 ms, in its first
-    /// CM stage all are free and it took 0.15-1.1 s, against about 20 ms for a warm solve.
+    /// full LMI), and a warm guess whose fold is infeasible is replaced by the compressed
+    /// dual's statuses, unless more than this share of the `n` weights would be free in it
+    /// (their margins under the cut's dual within `compress_margin` of 0). Default 0.25: on
+    /// the d = 50 fit's last stage about 17% are free and a compressed answer takes 45-80 ms;
+    /// in its first two CM stages all are free, and a compressed answer took 0.15-1.1 s and a
+    /// relaxed start about 0.4 s, against about 20-40 ms for a warm solve.
     pub compress_answer_free: f64,
+    /// The fast CM backend certifies each round's lower end from the round's dual truncated
+    /// to its eigenvalues above `cut_rank_tol` times the largest
+    /// ([`crate::cm::CertifiedMean::truncated_cut`]), and from the whole dual only when that
+    /// bracket leaves the question open. Default `1e-6` (rank 1-2 at `D = 50`).
+    pub cut_rank_tol: f64,
     /// Interior-point settings of the compressed solve. Default `gap_tol = 1e-7` (0.005 points
     /// at n = 50000: a YES needs the compressed optimum's weights within a fraction of a point
     /// of it), `feas_tol = 1e-7`, `max_iter = 60`, the others as [`IpmSettings::default`].
@@ -193,6 +200,7 @@ impl Default for FastSettings {
             compress_stop: 1.0,
             relaxed_directions: 3,
             compress_answer_free: 0.25,
+            cut_rank_tol: 1e-6,
             compress_round: IpmSettings {
                 gap_tol: 1e-7,
                 feas_tol: 1e-7,

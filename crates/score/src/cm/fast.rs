@@ -15,8 +15,8 @@ use crate::ScoreError;
 use crate::active_set::fold::{ActiveSet, Origin, classify_keeping};
 use crate::active_set::warm::WarmPool;
 use crate::active_set::{
-    EvalStats, FastSettings, ScoreMap, cold_set, conclude, low_rank, next_set, solve_certified,
-    unfold_until_feasible, unfolded_budget,
+    EvalStats, FastSettings, ScoreMap, cold_set, conclude, decides, low_rank, next_set,
+    solve_certified, unfold_until_feasible, unfolded_budget,
 };
 use crate::cm::compress::{Compressed, with_direction};
 use crate::cm::reference::ClarabelCm;
@@ -310,6 +310,20 @@ impl FastCm {
         Relaxed::Nothing
     }
 
+    /// True when at most [`FastSettings::compress_answer_free`] of the weights would be free
+    /// in the program compressed around `cut` (their margins under its dual within
+    /// [`FastSettings::compress_margin`] of 0): otherwise its solve costs more than the warm
+    /// or cold full solve it would spare.
+    fn compressible(&self, cut: &Cut) -> bool {
+        let n = self.problem().n() as f64;
+        let free = cut
+            .quad
+            .iter()
+            .filter(|q| (1.0 - *q / n).abs() <= self.settings.compress_margin)
+            .count();
+        free as f64 <= self.settings.compress_answer_free * n
+    }
+
     /// A membership question at `level` answered on the program compressed around the kept
     /// cut `cut` ([`crate::cm::compress`]): NO when the compressed dual's cut exceeds `level`
     /// at `theta`, YES when the compressed weights, made feasible for the full LMI
@@ -318,8 +332,7 @@ impl FastCm {
     /// While neither holds and the weights violate the full LMI, its most violated direction
     /// (the bottom eigenvector of `L(theta, a)`) joins the subspace and the program is solved
     /// again, at most [`FastSettings::relaxed_directions`] times. Returns the answer's
-    /// bracket and certificate (YES) when decided, and the last compressed cut. Not tried
-    /// when more than [`FastSettings::compress_answer_free`] of the weights would be free.
+    /// bracket and certificate (YES) when decided, and the last compressed cut.
     fn compressed_answer(
         &self,
         theta: &[f64],
@@ -330,13 +343,6 @@ impl FastCm {
         let n = cm.n() as f64;
         let b = cm.b_matrix(theta);
         let margins: Vec<f64> = cut.quad.iter().map(|q| 1.0 - q / n).collect();
-        let free = margins
-            .iter()
-            .filter(|m| m.abs() <= self.settings.compress_margin)
-            .count();
-        if free as f64 > self.settings.compress_answer_free * n {
-            return (None, None);
-        }
         let mut basis = cm.compression_basis(theta, cut, self.settings.compress_rank);
         let mut last = None;
         for _ in 0..=self.settings.relaxed_directions {
@@ -485,8 +491,11 @@ impl FastCm {
             ));
         }
         let full = self.full_problem(cm.b_matrix(theta));
-        let relax =
-            self.settings.compress_rank > 0 && low_rank(&full) >= self.settings.compress_from;
+        let relax = self.settings.compress_rank > 0
+            && low_rank(&full) >= self.settings.compress_from
+            && tightest
+                .as_ref()
+                .is_some_and(|(cut, _)| self.compressible(cut));
         if relax && let (Some(k), Some((cut, _))) = (level, &tightest) {
             // Near a kept cut the compressed program is nearly exact (MATH.md 4.9): it
             // answers most questions in tens of milliseconds, where the full program may
@@ -566,7 +575,19 @@ impl FastCm {
             &[],
             // The IPM's dual has weight cost 1/n: the certificate's Y (weight cost 1) is n Z.
             |a, _, duals| {
-                let (eval, cut, certificate) = cm.certify_all(theta, a, &(&duals[0] * n));
+                let y = &duals[0] * n;
+                let (mut eval, mut cut, certificate) = cm.certify_with(theta, a, || {
+                    cm.truncated_cut(&y, theta, self.settings.cut_rank_tol)
+                });
+                if eval.in_domain && !(decides(&eval, level) || eval.width() <= settings.accuracy) {
+                    // Undecided: the whole dual's cut may be tighter; the better one counts.
+                    let whole = cm.cut(&y, theta);
+                    let bound = whole.value(theta).max(0.0).min(eval.upper);
+                    if bound > eval.lower {
+                        eval = ScoreEval::bracketed(eval.score, bound, eval.upper);
+                        cut = Some(whole);
+                    }
+                }
                 *last_cut.borrow_mut() = cut;
                 *last_certificate.borrow_mut() = certificate;
                 eval
