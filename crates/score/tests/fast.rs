@@ -593,7 +593,9 @@ fn split_newton_systems_agree() {
 /// alternate between a point inside and far points, at levels within a few points of the
 /// reference score on both sides; every answer must match clarabel's score and every bracket
 /// must contain it, and each path (compressed NO, compressed YES, relaxed start) must have
-/// been taken (non-vacuity). Trusting the compressed weights without the full LMI's repair
+/// been taken (non-vacuity). The evaluations at the inside point between the questions are
+/// bracketed by the compressed program too: each bracket is at most `1e-3` wide and contains
+/// clarabel's score. Trusting the compressed weights without the full LMI's repair
 /// fails the bracket assertion.
 #[test]
 fn compressed_answers_and_relaxed_starts_are_right() {
@@ -613,12 +615,21 @@ fn compressed_answers_and_relaxed_starts_are_right() {
     let reference = ClarabelCm::new(cm);
     let mut r = rng(310);
     let inside = random_theta(&mut r, d, g, 0.05);
+    let inside_score = reference.evaluate(&inside).unwrap().score;
     let (mut asked, mut relaxed_starts, mut compressed_yes, mut compressed_no) = (0, 0, 0, 0);
+    let mut compressed_evaluations = 0;
     for k in 0..8 {
         let far = random_theta(&mut r, d, g, 0.3 + 0.6 * (k as f64) / 8.0);
         let s = reference.evaluate(&far).unwrap().score;
         for offset in [-3.0, -0.5, 0.5, 3.0] {
-            fast.evaluate(&inside).unwrap();
+            let (eval, stats) = fast.evaluate_detailed(&inside, None).unwrap();
+            assert!(
+                eval.width() <= 1e-3 + 1e-12
+                    && eval.lower <= inside_score + 1e-6 * n as f64
+                    && inside_score <= eval.upper + 1e-6 * n as f64,
+                "score {inside_score} outside {eval:?} ({stats:?})"
+            );
+            compressed_evaluations += stats.compressed as usize;
             let level = s + offset;
             let (eval, stats) = fast.evaluate_detailed(&far, Some(level)).unwrap();
             assert!(!stats.fallback, "{stats:?}");
@@ -649,9 +660,13 @@ fn compressed_answers_and_relaxed_starts_are_right() {
         compressed_yes >= 1,
         "the compressed program certified no YES"
     );
+    assert!(
+        compressed_evaluations >= 1,
+        "the compressed program bracketed no evaluation"
+    );
     assert_eq!(fast.compressed_answers(), compressed_yes + compressed_no);
     eprintln!(
         "{asked} questions: {compressed_no} compressed NO, {compressed_yes} compressed YES, \
-         {relaxed_starts} relaxed starts"
+         {relaxed_starts} relaxed starts; {compressed_evaluations} of 32 evaluations compressed"
     );
 }

@@ -44,7 +44,8 @@ pub struct EvalStats {
     /// A kept certificate answered the membership query without a solve (MATH.md 4.9).
     pub memoised: bool,
     /// The compressed program answered the membership query, NO from its cut or YES from its
-    /// weights made feasible for the full LMI ([`crate::cm::compress`]).
+    /// weights made feasible for the full LMI, or bracketed the score to the accuracy asked
+    /// ([`crate::cm::compress`]).
     pub compressed: bool,
     /// The repair rounds failed and the reference backend answered.
     pub fallback: bool,

@@ -129,7 +129,7 @@ impl FastCm {
         self.memo_answers.load(Ordering::Relaxed)
     }
 
-    /// Number of membership questions (of this instance) answered NO by the compressed
+    /// Number of membership questions (of this instance) answered by the compressed
     /// program ([`crate::cm::compress`]) instead of a solve of the full one.
     pub fn compressed_answers(&self) -> usize {
         self.compressed_answers.load(Ordering::Relaxed)
@@ -329,6 +329,8 @@ impl FastCm {
     /// at `theta`, YES when the compressed weights, made feasible for the full LMI
     /// ([`CertifiedMean::feasible_with_scatter`]), remove at most `level` points. Both are
     /// certified on the full program, so the answer is the one any certified bracket gives.
+    /// Without a level (an evaluation), the bracket of that cut and those weights when it is
+    /// at most `accuracy` wide (the compressed solve then runs to a tenth of it).
     /// While neither holds and the weights violate the full LMI, its most violated direction
     /// (the bottom eigenvector of `L(theta, a)`) joins the subspace and the program is solved
     /// again, at most [`FastSettings::relaxed_directions`] times. Returns the answer's
@@ -336,28 +338,30 @@ impl FastCm {
     fn compressed_answer(
         &self,
         theta: &[f64],
-        level: f64,
+        level: Option<f64>,
+        accuracy: f64,
         cut: &Cut,
     ) -> (Option<(ScoreEval, Option<Certificate>)>, Option<Cut>) {
         let cm = self.problem();
         let n = cm.n() as f64;
         let b = cm.b_matrix(theta);
+        // An evaluation needs the compressed optimum to a tenth of the bracket width.
+        let mut settings = self.settings.clone();
+        if level.is_none() {
+            settings.compress_round.gap_tol =
+                settings.compress_round.gap_tol.min(0.1 * accuracy / n);
+        }
         let margins: Vec<f64> = cut.quad.iter().map(|q| 1.0 - q / n).collect();
         let mut basis = cm.compression_basis(theta, cut, self.settings.compress_rank);
         let mut last = None;
         for _ in 0..=self.settings.relaxed_directions {
-            let Some(solved) = cm.compressed_cut(
-                theta,
-                &basis,
-                &self.points,
-                &margins,
-                Some(level),
-                &self.settings,
-            ) else {
+            let Some(solved) =
+                cm.compressed_cut(theta, &basis, &self.points, &margins, level, &settings)
+            else {
                 break;
             };
             let lower = solved.cut.value(theta).max(0.0);
-            if lower > level {
+            if level.is_some_and(|k| lower > k) {
                 return (
                     Some((ScoreEval::bracketed(n, lower, n), None)),
                     Some(solved.cut),
@@ -366,7 +370,7 @@ impl FastCm {
             let (feasible, scatter) = cm.feasible_with_scatter(theta, &solved.weights);
             let total: f64 = feasible.iter().sum();
             let upper = (n - total).max(0.0);
-            if upper <= level {
+            if level.map_or(upper - lower <= accuracy, |k| upper <= k) {
                 let eval = ScoreEval::bracketed(upper, lower.min(upper), upper);
                 let certificate = Certificate::new(&scatter, total);
                 return (Some((eval, Some(certificate))), Some(solved.cut));
@@ -496,23 +500,25 @@ impl FastCm {
             && tightest
                 .as_ref()
                 .is_some_and(|(cut, _)| self.compressible(cut));
-        if relax && let (Some(k), Some((cut, _))) = (level, &tightest) {
+        if relax && let Some((cut, _)) = &tightest {
             // Near a kept cut the compressed program is nearly exact (MATH.md 4.9): it
-            // answers most questions in tens of milliseconds, where the full program may
-            // need a cold start.
-            let (answer, relaxed) = self.compressed_answer(theta, k, cut);
+            // answers most questions, and brackets most scores, in tens of milliseconds,
+            // where the full program may need a cold start.
+            let (answer, relaxed) = self.compressed_answer(theta, level, accuracy, cut);
             if let Some(relaxed) = relaxed {
                 keep_newest(&self.compressed_cuts, relaxed, self.settings.kept_cuts);
             }
             if let Some((eval, certificate)) = answer {
-                self.compressed_answers.fetch_add(1, Ordering::Relaxed);
+                if level.is_some() {
+                    self.compressed_answers.fetch_add(1, Ordering::Relaxed);
+                }
                 if let Some(certificate) = certificate {
                     self.keep_certificate(certificate);
                 }
                 return Ok((
                     eval,
                     EvalStats {
-                        decided_early: true,
+                        decided_early: eval.width() > accuracy,
                         compressed: true,
                         ..EvalStats::default()
                     },
