@@ -281,6 +281,22 @@ fn direct_chords_agree_with_bisection() {
     }
 }
 
+/// A point near the domain's boundary (0.97 of the way along a random direction, `Gamma = g I`)
+/// and the bottom eigenvector `e` of `B` there: the dual direction `e e^T` of
+/// `CertifiedMean::eigen_bound`, whose cut is large near that point.
+fn binding_direction(
+    cm: &sosdp_score::cm::CertifiedMean,
+    r: &mut rand::rngs::StdRng,
+    g: f64,
+) -> (Vec<f64>, nalgebra::DVector<f64>) {
+    let dir = random_theta(r, cm.dim(), g, 1.0);
+    let norm = dir.iter().map(|a| a * a).sum::<f64>().sqrt();
+    let at: Vec<f64> = dir.iter().map(|a| a * 0.97 * g.sqrt() / norm).collect();
+    let eig = cm.b_matrix(&at).symmetric_eigen();
+    let e = eig.eigenvectors.column(eig.eigenvalues.imin()).into_owned();
+    (at, e)
+}
+
 /// Truncated cuts (`CertifiedMean::truncated_cut`) on duals shaped like an interior-point
 /// iterate's: a dual direction that binds (the bottom eigenvector of `B` near the boundary)
 /// plus a small full-rank component. With tolerance 0 the truncated cut is the whole dual's
@@ -294,11 +310,7 @@ fn truncated_cuts_bound_the_score_from_below() {
     let mut r = rng(140);
     let mut binding = 0;
     for _ in 0..4 {
-        let dir = random_theta(&mut r, d, g, 1.0);
-        let norm = dir.iter().map(|a| a * a).sum::<f64>().sqrt();
-        let at: Vec<f64> = dir.iter().map(|a| a * 0.97 * g.sqrt() / norm).collect();
-        let eig = cm.b_matrix(&at).symmetric_eigen();
-        let e = eig.eigenvectors.column(eig.eigenvalues.imin()).into_owned();
+        let (at, e) = binding_direction(&cm, &mut r, g);
         let noise =
             nalgebra::DMatrix::from_fn(d + 1, d + 1, |_, _| 1e-5 * normal_vec(&mut r, 1)[0]);
         let y = &e * e.transpose() + &noise * noise.transpose();
@@ -337,13 +349,7 @@ fn cuts_bound_the_score_from_below() {
     let mut r = rng(120);
     let mut tight = 0;
     for _ in 0..4 {
-        // The dual direction of the bottom eigenvector of B at a point near the boundary
-        // (that of `CertifiedMean::eigen_bound`): a cut that is large near that point.
-        let dir = random_theta(&mut r, d, g, 1.0);
-        let norm = dir.iter().map(|a| a * a).sum::<f64>().sqrt();
-        let at: Vec<f64> = dir.iter().map(|a| a * 0.97 * g.sqrt() / norm).collect();
-        let eig = cm.b_matrix(&at).symmetric_eigen();
-        let e = eig.eigenvectors.column(eig.eigenvalues.imin()).into_owned();
+        let (at, e) = binding_direction(&cm, &mut r, g);
         let y = &e * e.transpose();
         let cut = cm.cut(&y, &at);
         assert!((cut.value(&at).max(0.0) - cm.lower_bound(&at, &y)).abs() < 1e-9);
