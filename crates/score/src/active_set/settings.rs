@@ -138,10 +138,12 @@ pub struct FastSettings {
     /// to the compressed program (NO from its cut, YES from its weights made feasible for the
     /// full LMI), and a warm guess whose fold is infeasible is replaced by the compressed
     /// dual's statuses, unless more than this share of the `n` weights would be free in it
-    /// (their margins under the cut's dual within `compress_margin` of 0). Default 0.25: on
-    /// the d = 50 fit's last stage about 17% are free and a compressed answer takes 45-80 ms;
-    /// in its first two CM stages all are free, and a compressed answer took 0.15-1.1 s and a
-    /// relaxed start about 0.4 s, against about 20-40 ms for a warm solve.
+    /// (their margins under the cut's dual within `compress_margin` of 0). Default 0.5: on
+    /// a replay of the d = 50 fit's last stage about 17% are free and a compressed answer
+    /// takes 45-80 ms (a cold start there took 0.3-12 s); in its first two CM stages all are
+    /// free, and a compressed answer took 0.15-1.1 s and a relaxed start about 0.4 s, against
+    /// about 20-40 ms for a warm solve. (At 0.25 the whole fit's last stage, on another
+    /// centre than the replay's, ran without compressed answers.)
     pub compress_answer_free: f64,
     /// The fast CM backend certifies each round's lower end from the round's dual truncated
     /// to its eigenvalues above `cut_rank_tol` times the largest
@@ -199,7 +201,7 @@ impl Default for FastSettings {
             compress_margin: 0.9,
             compress_stop: 1.0,
             relaxed_directions: 3,
-            compress_answer_free: 0.25,
+            compress_answer_free: 0.5,
             cut_rank_tol: 1e-6,
             compress_round: IpmSettings {
                 gap_tol: 1e-7,
