@@ -20,7 +20,7 @@
 use super::{CertifiedMean, Cut};
 use crate::active_set::FastSettings;
 use crate::active_set::fold::{ActiveSet, classify};
-use crate::dense::{min_eigenvalue, psd_projection};
+use crate::dense::{min_eigenvalue, psd_projection, quad_forms};
 use crate::ipm::{self, Problem};
 use nalgebra::DMatrix;
 use std::borrow::Cow;
@@ -146,11 +146,9 @@ impl CertifiedMean {
         // points p_i = W^T zh_i / sqrt(n): zh_i^T Y zh_i = n^2 p_i^T Z p_i (k^2 flops a point
         // instead of (D+1)^2).
         let z = psd_projection(&sol.block_duals[0]);
-        let zp = &z * &compressed;
-        let q: Vec<f64> = compressed
-            .column_iter()
-            .zip(zp.column_iter())
-            .map(|(p, zp)| n * n * p.dot(&zp))
+        let q: Vec<f64> = quad_forms(&compressed, &z)
+            .iter()
+            .map(|q| n * n * q)
             .collect();
         let y = basis * &z * basis.transpose() * n;
         Some(Compressed {

@@ -249,8 +249,6 @@ impl FastCm {
             .map(|(c, v)| (c.clone(), v))
     }
 
-    /// A cut certifying "score > `level`" at `theta` from the program compressed around the
-    /// kept cut `cut` ([`crate::cm::compress`]), or `None`.
     /// For a query at `theta` whose warm guess `start` (from the kept cut `cut`) folds an
     /// infeasible set: the program compressed around `cut`'s dual ([`crate::cm::compress`]).
     /// Its cut may certify NO; otherwise the statuses its margins give are the guess, once
@@ -367,7 +365,12 @@ impl FastCm {
                     Some(solved.cut),
                 );
             }
-            let (feasible, scatter) = cm.feasible_with_scatter(theta, &solved.weights);
+            // The repair of `feasible_with_scatter`, its scatter and violation kept for the
+            // violated direction below.
+            let (clipped, s_a) = cm.clipped_with_scatter(&solved.weights);
+            let slack = &b - &s_a;
+            let violation = -min_eigenvalue(&slack);
+            let (feasible, scatter) = cm.shrunk_into_cone(&b, clipped, s_a, violation);
             let total: f64 = feasible.iter().sum();
             let upper = (n - total).max(0.0);
             if level.map_or(upper - lower <= accuracy, |k| upper <= k) {
@@ -375,15 +378,13 @@ impl FastCm {
                 let certificate = Certificate::new(&scatter, total);
                 return (Some((eval, Some(certificate))), Some(solved.cut));
             }
-            let clipped: Vec<f64> = solved.weights.iter().map(|x| x.clamp(0.0, 1.0)).collect();
-            let slack = &b - cm.normalised_scatter(&clipped);
-            let eig = slack.symmetric_eigen();
-            let bottom = eig.eigenvalues.imin();
             last = Some(solved.cut);
-            if eig.eigenvalues[bottom] >= 0.0 {
+            if violation <= 0.0 {
                 // Feasible as they are: the compressed optimum is within its gap of the level.
                 break;
             }
+            let eig = slack.symmetric_eigen();
+            let bottom = eig.eigenvalues.imin();
             basis = with_direction(&basis, eig.eigenvectors.column(bottom).as_slice());
         }
         (None, last)

@@ -219,6 +219,15 @@ impl CertifiedMean {
         theta: &[f64],
         candidate: &[f64],
     ) -> (Vec<f64>, DMatrix<f64>) {
+        let (a, s_a) = self.clipped_with_scatter(candidate);
+        let b = self.b_matrix(theta);
+        let violation = -min_eigenvalue(&(&b - &s_a));
+        self.shrunk_into_cone(&b, a, s_a, violation)
+    }
+
+    /// Candidate weights clipped into the box (non-finite ones to 0) and their normalised
+    /// scatter `S(a)`: the first step of [`Self::feasible_with_scatter`].
+    pub(crate) fn clipped_with_scatter(&self, candidate: &[f64]) -> (Vec<f64>, DMatrix<f64>) {
         let a: Vec<f64> = candidate
             .iter()
             .map(|x| {
@@ -229,27 +238,38 @@ impl CertifiedMean {
                 }
             })
             .collect();
-        let b = self.b_matrix(theta);
         let s_a = self.normalised_scatter(&a);
-        let violation = -min_eigenvalue(&(&b - &s_a));
+        (a, s_a)
+    }
+
+    /// Clipped weights `a` with scatter `s_a`, where `L(theta, a) = b - s_a` has smallest
+    /// eigenvalue `-violation`, shrunk until `L ⪰ 0`: the second step of
+    /// [`Self::feasible_with_scatter`].
+    pub(crate) fn shrunk_into_cone(
+        &self,
+        b: &DMatrix<f64>,
+        a: Vec<f64>,
+        s_a: DMatrix<f64>,
+        violation: f64,
+    ) -> (Vec<f64>, DMatrix<f64>) {
         if violation <= 0.0 {
             return (a, s_a);
         }
-        let b_min = min_eigenvalue(&b);
+        let b_min = min_eigenvalue(b);
         if b_min <= 0.0 {
             let p = b.nrows();
             return (vec![0.0; a.len()], DMatrix::zeros(p, p));
         }
         // L(theta, s a) = (1 - s) B + s L(theta, a) ⪰ 0 for s = b / (b + e).
         let shrink = verified_shrink(b_min / (b_min + violation), |s| {
-            min_eigenvalue(&(&b - &s_a * s)) >= 0.0
+            min_eigenvalue(&(b - &s_a * s)) >= 0.0
         });
         (scaled(&a, shrink), s_a * shrink)
     }
 
     /// `S(a) = sum_i (a_i / n) zh_i zh_i^T` for weights in `[0, 1]`, summed over the positive
     /// weights or, when fewer, over the weights below 1 (subtracted from `S(1)`).
-    pub(crate) fn normalised_scatter(&self, a: &[f64]) -> DMatrix<f64> {
+    fn normalised_scatter(&self, a: &[f64]) -> DMatrix<f64> {
         let n = self.n() as f64;
         let below: Vec<usize> = (0..a.len()).filter(|&i| a[i] < 1.0).collect();
         let positive = a.iter().filter(|x| **x > 0.0).count();
