@@ -592,19 +592,21 @@ fn split_newton_systems_agree() {
     );
 }
 
-/// The compressed program's uses in a membership question (`crate::cm::compress`), made active
-/// at a small size (`compress_from = 0`, `cold_guess_rank = 0`): it answers NO from its cut and
-/// YES from its weights made feasible for the full LMI, and otherwise a warm guess whose fold
-/// is infeasible is replaced by the statuses of the compressed dual at the query. Queries
-/// alternate between a point inside and far points, at levels within a few points of the
-/// reference score on both sides; every answer must match clarabel's score and every bracket
-/// must contain it, and each path (compressed NO, compressed YES, relaxed start) must have
-/// been taken (non-vacuity). The evaluations at the inside point between the questions are
-/// bracketed by the compressed program too: each bracket is at most `1e-3` wide and contains
-/// clarabel's score. Trusting the compressed weights without the full LMI's repair
-/// fails the bracket assertion.
-#[test]
-fn compressed_answers_and_relaxed_starts_are_right() {
+/// What [`compressed_questions`] saw: compressed NO and YES answers, relaxed starts,
+/// compressed evaluations.
+struct CompressedPaths {
+    no: usize,
+    yes: usize,
+    relaxed_starts: usize,
+    evaluations: usize,
+}
+
+/// Membership questions and evaluations with the compressed program made active at a small
+/// size (`compress_from = 0`, `cold_guess_rank = 0`) on top of `base`. Queries alternate between
+/// a point inside and far points, at levels within a few points of the reference score on both
+/// sides; every answer must match clarabel's score and every bracket must contain it, and every
+/// evaluation at the inside point must be at most `1e-3` wide.
+fn compressed_questions(base: sosdp_score::FastSettings) -> CompressedPaths {
     use sosdp_score::FastSettings;
     let settings = FastSettings {
         compress_from: 0,
@@ -613,7 +615,7 @@ fn compressed_answers_and_relaxed_starts_are_right() {
         aggregate_free: 16,
         aggregate_rank: 0,
         group_core: 2,
-        ..FastSettings::default()
+        ..base
     };
     let (n, d, g) = (3000, 6, 1.3);
     let cm = instance(31, n, d, g);
@@ -622,8 +624,12 @@ fn compressed_answers_and_relaxed_starts_are_right() {
     let mut r = rng(310);
     let inside = random_theta(&mut r, d, g, 0.05);
     let inside_score = reference.evaluate(&inside).unwrap().score;
-    let (mut asked, mut relaxed_starts, mut compressed_yes, mut compressed_no) = (0, 0, 0, 0);
-    let mut compressed_evaluations = 0;
+    let mut paths = CompressedPaths {
+        no: 0,
+        yes: 0,
+        relaxed_starts: 0,
+        evaluations: 0,
+    };
     for k in 0..8 {
         let far = random_theta(&mut r, d, g, 0.3 + 0.6 * (k as f64) / 8.0);
         let s = reference.evaluate(&far).unwrap().score;
@@ -635,7 +641,7 @@ fn compressed_answers_and_relaxed_starts_are_right() {
                     && inside_score <= eval.upper + 1e-6 * n as f64,
                 "score {inside_score} outside {eval:?} ({stats:?})"
             );
-            compressed_evaluations += stats.compressed as usize;
+            paths.evaluations += stats.compressed as usize;
             let level = s + offset;
             let (eval, stats) = fast.evaluate_detailed(&far, Some(level)).unwrap();
             assert!(!stats.fallback, "{stats:?}");
@@ -648,31 +654,48 @@ fn compressed_answers_and_relaxed_starts_are_right() {
                 eval.lower <= s + 1e-6 * n as f64 && s <= eval.upper + 1e-6 * n as f64,
                 "score {s} outside {eval:?}"
             );
-            asked += 1;
-            relaxed_starts += stats.relaxed_start as usize;
+            paths.relaxed_starts += stats.relaxed_start as usize;
             if stats.compressed {
-                compressed_yes += (eval.upper <= level) as usize;
-                compressed_no += (eval.lower > level) as usize;
+                paths.yes += (eval.upper <= level) as usize;
+                paths.no += (eval.lower > level) as usize;
             }
         }
     }
-    assert_eq!(asked, 32);
-    assert!(
-        relaxed_starts >= 1,
-        "no warm guess came from the compressed program"
+    assert_eq!(fast.compressed_answers(), paths.yes + paths.no);
+    eprintln!(
+        "32 questions: {} compressed NO, {} compressed YES, {} relaxed starts; {} of 32 \
+         evaluations compressed",
+        paths.no, paths.yes, paths.relaxed_starts, paths.evaluations
     );
-    assert!(compressed_no >= 1, "the compressed program certified no NO");
+    paths
+}
+
+/// The compressed program's uses in a membership question (`crate::cm::compress`), checked
+/// against clarabel by [`compressed_questions`]: it answers NO from its cut and YES from its
+/// weights made feasible for the full LMI, brackets evaluations, and otherwise a warm guess
+/// whose fold is infeasible is replaced by the statuses of the compressed dual at the query.
+/// Each path must have been taken (non-vacuity). With the default repairs of the compressed
+/// active set the compressed answers settle every question here, so the relaxed starts are
+/// exercised with the compressed solve's statuses left as the kept cut gives them (no repairs,
+/// the wide band of earlier builds), where some of its answers fail. Trusting the compressed
+/// weights without the full LMI's repair fails the bracket assertion.
+#[test]
+fn compressed_answers_and_relaxed_starts_are_right() {
+    use sosdp_score::FastSettings;
+    let repaired = compressed_questions(FastSettings::default());
+    assert!(repaired.no >= 1, "the compressed program certified no NO");
+    assert!(repaired.yes >= 1, "the compressed program certified no YES");
     assert!(
-        compressed_yes >= 1,
-        "the compressed program certified no YES"
-    );
-    assert!(
-        compressed_evaluations >= 1,
+        repaired.evaluations >= 1,
         "the compressed program bracketed no evaluation"
     );
-    assert_eq!(fast.compressed_answers(), compressed_yes + compressed_no);
-    eprintln!(
-        "{asked} questions: {compressed_no} compressed NO, {compressed_yes} compressed YES, \
-         {relaxed_starts} relaxed starts; {compressed_evaluations} of 32 evaluations compressed"
+    let unrepaired = compressed_questions(FastSettings {
+        compress_repairs: 0,
+        compress_margin: 0.9,
+        ..FastSettings::default()
+    });
+    assert!(
+        unrepaired.relaxed_starts >= 1,
+        "no warm guess came from the compressed program"
     );
 }

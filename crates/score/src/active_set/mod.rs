@@ -18,6 +18,7 @@ pub use settings::FastSettings;
 use self::fold::{ActiveSet, Origin, Status, classify, classify_keeping, contradicts, margins};
 use self::group::Grouping;
 use crate::ScoreError;
+use crate::dense::min_eigenvalue;
 use crate::ipm::{self, IpmSettings, LmiBlock, Problem, Termination};
 use nalgebra::DMatrix;
 use sosdp_oracle::{ScoreEval, member_from_bracket};
@@ -344,10 +345,7 @@ impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
                 } else {
                     repair_budget(self.settings, stats.free)
                 };
-                if contradicted.len() > budget {
-                    contradicted.sort_unstable_by(|&i, &j| m[j].abs().total_cmp(&m[i].abs()));
-                    contradicted.truncate(budget);
-                }
+                keep_most_contradicted(&mut contradicted, &m, budget);
                 // The first repair re-derives the other statuses from this dual; later repairs
                 // only free weights, so that the free set grows and the rounds cannot cycle,
                 // except (at most `settings.late_rederive` times) when an accurate dual would at least
@@ -411,8 +409,23 @@ impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
 
 /// Largest number of contradicted weights one repair round frees: twice the free weights of
 /// the round, at least [`FastSettings::min_repair`].
-fn repair_budget(settings: &FastSettings, free: usize) -> usize {
+pub(crate) fn repair_budget(settings: &FastSettings, free: usize) -> usize {
     (2 * free).max(settings.min_repair)
+}
+
+/// Keep the `budget` weights of `contradicted` whose margins `m` are largest in absolute value
+/// (the most contradicted statuses).
+pub(crate) fn keep_most_contradicted(contradicted: &mut Vec<usize>, m: &[f64], budget: usize) {
+    if contradicted.len() > budget {
+        contradicted.sort_unstable_by(|&i, &j| m[j].abs().total_cmp(&m[i].abs()));
+        contradicted.truncate(budget);
+    }
+}
+
+/// True when the folded weights alone keep a reduced packing program feasible (its constant,
+/// `B(theta)` minus the folded scatter, is positive definite).
+pub(crate) fn fold_feasible(reduced: &Problem) -> bool {
+    min_eigenvalue(&reduced.blocks[0].constant) > 0.0
 }
 
 /// If the fold alone makes the reduced problem infeasible (`reduced_ok` fails), free the

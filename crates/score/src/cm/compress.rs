@@ -19,8 +19,11 @@
 //! 0.2 to 4 seconds.
 use super::{CertifiedMean, Cut};
 use crate::active_set::FastSettings;
-use crate::active_set::fold::{ActiveSet, classify};
-use crate::dense::{min_eigenvalue, psd_projection, quad_forms};
+use crate::active_set::fold::{ActiveSet, Status, classify, contradicts, margins as fold_margins};
+use crate::active_set::{
+    fold_feasible, keep_most_contradicted, repair_budget, unfold_until_feasible,
+};
+use crate::dense::{mul, psd_projection, quad_forms};
 use crate::ipm::{self, Problem};
 use nalgebra::DMatrix;
 use std::borrow::Cow;
@@ -105,8 +108,11 @@ impl CertifiedMean {
     /// The cut and the weights of the program compressed onto the columns of `basis`
     /// (orthonormal, `(D+1) x k`) at `theta` (module doc). `scaled_points` are `zh_i / sqrt(n)` as columns.
     /// The weights whose margin `margins_i` (of a nearby dual) exceeds
-    /// [`FastSettings::compress_margin`] in absolute value are folded at their bound; `None`
-    /// when that fold is infeasible. The solve stops once its dual objective is
+    /// [`FastSettings::compress_margin`] in absolute value start folded at their bound; a fold
+    /// that overfills the compressed LMI is unfolded, and the statuses each solve's dual
+    /// contradicts are freed and the program solved again, at most
+    /// [`FastSettings::compress_repairs`] times (the active set of the full program, in `k`
+    /// dimensions). `None` when nothing is left to unfold. The solve stops once its dual objective is
     /// [`FastSettings::compress_stop`] points above `level` or its primal objective that far
     /// below (then the compressed program cannot certify "above `level`").
     pub fn compressed_cut(
@@ -119,29 +125,56 @@ impl CertifiedMean {
         settings: &FastSettings,
     ) -> Option<Compressed> {
         let n = self.n() as f64;
-        let compressed = basis.transpose() * scaled_points;
+        let compressed = mul(true, false, basis, scaled_points);
         let problem = Problem::packing(
             basis.transpose() * self.b_matrix(theta) * basis,
             Cow::Borrowed(&compressed),
         );
-        let set = ActiveSet::with_status(&problem, classify(margins, settings.compress_margin));
-        if min_eigenvalue(&set.reduce(&problem).blocks[0].constant) <= 0.0 {
-            // The fold alone is infeasible: the nearby dual does not classify well here, and
-            // the unfolded program costs as much as the cold start it would spare.
-            return None;
-        }
-        let reduced = set.reduce(&problem);
-        let fold_cost = problem.cost_a * set.folded_mass();
-        let score = |objective: f64| n + n * (objective + fold_cost);
-        let a0: Vec<f64> = reduced.upper.iter().map(|u| 0.5 * u).collect();
-        let sol = ipm::solve(&reduced, &a0, &[], &settings.compress_round, |p| {
-            level.is_some_and(|level| {
-                p.primal_residual < settings.stop_residual
-                    && p.dual_residual < settings.stop_residual
-                    && (score(p.dual_objective) > level + settings.compress_stop
-                        || score(p.primal_objective) < level - settings.compress_stop)
-            })
-        });
+        let mut set = ActiveSet::with_status(&problem, classify(margins, settings.compress_margin));
+        set.set_margins(margins.to_vec());
+        let mut repairs = 0;
+        let sol = loop {
+            // A fold the nearby dual overfills is unfolded (smallest margins first): in `k`
+            // dimensions each test is a `k x k` eigenvalue problem.
+            if !unfold_until_feasible(&problem, &mut set, fold_feasible) {
+                return None;
+            }
+            let reduced = set.reduce(&problem);
+            let fold_cost = problem.cost_a * set.folded_mass();
+            let score = |objective: f64| n + n * (objective + fold_cost);
+            let a0: Vec<f64> = reduced.upper.iter().map(|u| 0.5 * u).collect();
+            let sol = ipm::solve(&reduced, &a0, &[], &settings.compress_round, |p| {
+                level.is_some_and(|level| {
+                    p.primal_residual < settings.stop_residual
+                        && p.dual_residual < settings.stop_residual
+                        && (score(p.dual_objective) > level + settings.compress_stop
+                            || score(p.primal_objective) < level - settings.compress_stop)
+                })
+            });
+            // The statuses this dual contradicts (`k^2` flops a point) are freed, the most
+            // contradicted first, and the program solved again.
+            let m = fold_margins(&problem, &sol.block_duals, &sol.row_duals);
+            let mut contradicted: Vec<usize> = (0..m.len())
+                .filter(|&i| contradicts(set.status()[i], m[i]))
+                .collect();
+            if contradicted.is_empty() || repairs == settings.compress_repairs {
+                let weights = set.expand(&problem, &sol.a);
+                break (sol, weights);
+            }
+            keep_most_contradicted(
+                &mut contradicted,
+                &m,
+                repair_budget(settings, reduced.upper.len()),
+            );
+            let mut status = set.status().to_vec();
+            for &i in &contradicted {
+                status[i] = Status::Free;
+            }
+            set.update(&problem, status);
+            set.set_margins(m);
+            repairs += 1;
+        };
+        let (sol, weights) = sol;
         // Y = n W Z W^T with Z in the PSD cone; its quadratic forms from the compressed
         // points p_i = W^T zh_i / sqrt(n): zh_i^T Y zh_i = n^2 p_i^T Z p_i (k^2 flops a point
         // instead of (D+1)^2).
@@ -153,7 +186,7 @@ impl CertifiedMean {
         let y = basis * &z * basis.transpose() * n;
         Some(Compressed {
             cut: self.cut_from_forms(y, q, theta),
-            weights: set.expand(&problem, &sol.a),
+            weights,
         })
     }
 }

@@ -15,8 +15,8 @@ use crate::ScoreError;
 use crate::active_set::fold::{ActiveSet, Origin, classify_keeping};
 use crate::active_set::warm::WarmPool;
 use crate::active_set::{
-    EvalStats, FastSettings, ScoreMap, cold_set, conclude, decides, low_rank, next_set,
-    solve_certified, unfold_until_feasible, unfolded_budget,
+    EvalStats, FastSettings, ScoreMap, cold_set, conclude, decides, fold_feasible, low_rank,
+    next_set, solve_certified, unfold_until_feasible, unfolded_budget,
 };
 use crate::cm::compress::{Compressed, with_direction};
 use crate::cm::reference::ClarabelCm;
@@ -677,12 +677,6 @@ crate::active_set::fast_oracle!(FastCm {
         })
     }
 });
-
-/// True when the folded weights alone keep the reduced CM program feasible (its constant
-/// `B(theta)` minus the folded scatter is positive definite).
-fn fold_feasible(reduced: &Problem) -> bool {
-    min_eigenvalue(&reduced.blocks[0].constant) > 0.0
-}
 
 /// What the compressed program says about a query whose warm guess folds an infeasible set
 /// ([`FastCm::relaxed_start`]).
