@@ -1,10 +1,11 @@
 //! Shared by the root tests of the fast CM backend's certified shortcuts (`memoisation.rs`,
-//! `compression.rs`): a corrupted instance and a short slice release on a ball domain.
+//! `compression.rs`, `index_accuracy.rs`): a corrupted instance and a short slice release on a
+//! ball domain.
 use nalgebra::DMatrix;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use sosdp_eval::{Adversary, CorruptedSample};
-use sosdp_sampler::{Ball, Ellipsoid, Intersection, MechanismSettings, Start, release};
+use sosdp_sampler::{Ball, Ellipsoid, Intersection, MechanismSettings, Release, Start, release};
 use sosdp_score::{BallDomain, CertifiedMean, FastCm};
 
 /// CM on `n` draws of `N(0.1 (1, ..., 1), I_d)` with 8% in a cluster of spread 0.1 at distance
@@ -28,6 +29,17 @@ pub fn cluster_instance(seed: u64, n: usize, d: usize, gamma: f64) -> CertifiedM
 /// A 60-iteration slice release (seed 11, eps = 1) of `oracle` on the ball of radius 0.6
 /// around 0 within the CM domain of `gamma I`, started at the oracle's anchor.
 pub fn short_release(oracle: &FastCm, d: usize, gamma: f64) -> Vec<f64> {
+    let settings = MechanismSettings::new(1.0, d).unwrap();
+    short_release_with(oracle, d, gamma, settings).theta
+}
+
+/// [`short_release`] with `settings` (their slice iterations set to 60), the whole release.
+pub fn short_release_with(
+    oracle: &FastCm,
+    d: usize,
+    gamma: f64,
+    mut settings: MechanismSettings,
+) -> Release {
     let radius = 0.6;
     let domain = Intersection::new(vec![
         Box::new(Ball::new(vec![0.0; d], radius).unwrap()),
@@ -44,7 +56,6 @@ pub fn short_release(oracle: &FastCm, d: usize, gamma: f64) -> Vec<f64> {
         theta: anchor.theta,
         score_upper: anchor.eval.upper,
     };
-    let mut settings = MechanismSettings::new(1.0, d).unwrap();
     settings.slice.iterations = 60;
     release(
         oracle,
@@ -55,5 +66,4 @@ pub fn short_release(oracle: &FastCm, d: usize, gamma: f64) -> Vec<f64> {
         &mut |_| {},
     )
     .unwrap()
-    .theta
 }

@@ -26,6 +26,13 @@ pub trait ScoreOracle {
 
     /// Evaluate the score at `theta` with a certified bracket.
     fn evaluate(&self, theta: &[f64]) -> Result<ScoreEval, ScoreError>;
+    /// [`ScoreOracle::evaluate`] where a bracket up to `accuracy` wide will do: backends that
+    /// can stop earlier than their own accuracy do (the bracket is certified whatever its
+    /// width). Default: [`ScoreOracle::evaluate`].
+    fn evaluate_within(&self, theta: &[f64], accuracy: f64) -> Result<ScoreEval, ScoreError> {
+        let _ = accuracy;
+        self.evaluate(theta)
+    }
     /// Membership "is the score at `theta` at most `level`?", decided exactly
     /// ([`ScoreOracle::decide`]).
     fn member(&self, theta: &[f64], level: f64) -> Result<bool, ScoreError> {

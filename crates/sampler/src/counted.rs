@@ -114,6 +114,13 @@ impl<O: ScoreOracle + ?Sized> ScoreOracle for Counted<'_, O> {
         timed(&self.nanos[0], || self.oracle.evaluate(theta))
     }
 
+    fn evaluate_within(&self, theta: &[f64], accuracy: f64) -> Result<ScoreEval, ScoreError> {
+        self.evaluations.fetch_add(1, Ordering::Relaxed);
+        timed(&self.nanos[0], || {
+            self.oracle.evaluate_within(theta, accuracy)
+        })
+    }
+
     /// The wrapped oracle's decision, counted (with its refinements and ties) and timed.
     fn decide(&self, theta: &[f64], level: f64) -> Result<Decision, ScoreError> {
         self.memberships.fetch_add(1, Ordering::Relaxed);

@@ -49,6 +49,10 @@ pub struct Target<'a, O: ?Sized, D> {
     pub directions: Directions,
     /// How steps find their point on the line.
     pub line: LineMove,
+    /// Width up to which the bracket of a level index by evaluation may stay
+    /// ([`Self::index_by_evaluation`]; the levels inside it are decided exactly, so the index
+    /// does not depend on it). Default 0: the oracle's own accuracy.
+    pub index_accuracy: f64,
     /// Length scale of chords carried from body to body.
     scale: Cell<f64>,
     /// Running costs of the two ways to find a level index.
@@ -118,6 +122,7 @@ impl<'a, O: ScoreOracle + Sync + ?Sized, D: Domain> Target<'a, O, D> {
             top,
             directions,
             line,
+            index_accuracy: 0.0,
             scale,
             costs,
             straddled: Cell::new(0),
@@ -160,12 +165,14 @@ impl<'a, O: ScoreOracle + Sync + ?Sized, D: Domain> Target<'a, O, D> {
         Ok(j)
     }
 
-    /// [`Self::index_below`] by one evaluation: with its bracket `[lower, upper]`, every
-    /// level `l_j >= upper` holds `theta` and no level `l_j < lower` does, so the index lies
-    /// in `[i(lower), i(upper)]`; the levels from `i(lower)` up are decided exactly until the
-    /// first YES (none when `i(lower) = i(upper)`, the usual case).
+    /// [`Self::index_below`] by one evaluation: with its bracket `[lower, upper]` (at most
+    /// [`Self::index_accuracy`] wide), every level `l_j >= upper` holds `theta` and no level
+    /// `l_j < lower` does, so the index lies in `[i(lower), i(upper)]`; the levels from
+    /// `i(lower)` up are decided exactly until the first YES (none when `i(lower) = i(upper)`,
+    /// the usual case: with the random level offset a bracket of width `w` contains a level with
+    /// probability about `w`).
     pub fn index_by_evaluation(&self, theta: &[f64], upper: i64) -> Result<i64, SamplerError> {
-        let eval = self.oracle.evaluate(theta)?;
+        let eval = self.oracle.evaluate_within(theta, self.index_accuracy)?;
         let last = self.levels.index(eval.upper).min(upper.min(self.top));
         let first = self.levels.index(eval.lower).min(last);
         if first < last {

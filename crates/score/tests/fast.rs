@@ -699,3 +699,38 @@ fn compressed_answers_and_relaxed_starts_are_right() {
         "no warm guess came from the compressed program"
     );
 }
+
+/// `evaluate_within` (the sampler's level index by evaluation, `Target::index_accuracy`): a
+/// bracket at most the asked width that contains clarabel's score, from the centre out towards
+/// the domain's boundary. Non-vacuity: some brackets stop wider than the backend's own accuracy
+/// `1e-3` (the rounds stop earlier); asked for `0` the backend's own accuracy holds.
+#[test]
+fn coarse_evaluations_are_certified_brackets() {
+    let (n, d, g) = (3000, 5, 1.4);
+    let cm = instance(41, n, d, g);
+    let fast = FastCm::new(cm.clone());
+    let reference = ClarabelCm::new(cm);
+    let mut r = rng(410);
+    let mut coarse = 0;
+    for k in 0..10 {
+        let theta = random_theta(&mut r, d, g, 0.1 + 0.8 * (k as f64) / 10.0);
+        let s = reference.evaluate(&theta).unwrap().score;
+        for accuracy in [0.0, 0.1, 0.5] {
+            let e = fast.evaluate_within(&theta, accuracy).unwrap();
+            assert!(
+                e.width() <= accuracy.max(1e-3) + 1e-12,
+                "width {} asked {accuracy}",
+                e.width()
+            );
+            assert!(
+                e.lower <= s + 1e-6 * n as f64 && s <= e.upper + 1e-6 * n as f64,
+                "score {s} outside {e:?} (asked {accuracy})"
+            );
+            coarse += (e.width() > 2e-3) as usize;
+        }
+    }
+    assert!(
+        coarse >= 1,
+        "no bracket stopped wider than the backend's accuracy"
+    );
+}

@@ -709,6 +709,15 @@ macro_rules! fast_oracle {
                 Ok(self.evaluate_detailed(theta, None)?.0)
             }
 
+            fn evaluate_within(
+                &self,
+                theta: &[f64],
+                accuracy: f64,
+            ) -> Result<$crate::ScoreEval, $crate::ScoreError> {
+                let accuracy = accuracy.max(self.settings.accuracy);
+                Ok(self.evaluate_to(theta, None, accuracy)?.0)
+            }
+
             fn member_eval(
                 &self,
                 theta: &[f64],
