@@ -28,6 +28,7 @@ pub fn cluster_instance(seed: u64, n: usize, d: usize, gamma: f64) -> CertifiedM
 
 /// A 60-iteration slice release (seed 11, eps = 1) of `oracle` on the ball of radius 0.6
 /// around 0 within the CM domain of `gamma I`, started at the oracle's anchor.
+#[allow(dead_code)] // index_accuracy.rs takes the whole release
 pub fn short_release(oracle: &FastCm, d: usize, gamma: f64) -> Vec<f64> {
     let settings = MechanismSettings::new(1.0, d).unwrap();
     short_release_with(oracle, d, gamma, settings).theta
