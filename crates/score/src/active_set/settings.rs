@@ -147,12 +147,9 @@ pub struct FastSettings {
     /// to the compressed program (NO from its cut, YES from its weights made feasible for the
     /// full LMI), and a warm guess whose fold is infeasible is replaced by the compressed
     /// dual's statuses, unless more than this share of the `n` weights would be free in it
-    /// (their margins under the cut's dual within `compress_margin` of 0). Default 0.5: on
-    /// a replay of the d = 50 fit's last stage about 17% are free and a compressed answer
-    /// takes 45-80 ms (a cold start there took 0.3-12 s); in its first two CM stages all are
-    /// free, and a compressed answer took 0.15-1.1 s and a relaxed start about 0.4 s, against
-    /// about 20-40 ms for a warm solve. (At 0.25 the whole fit's last stage, on another
-    /// centre than the replay's, ran without compressed answers.)
+    /// (their margins under the cut's dual within `compress_margin` of 0): there the compressed
+    /// solve costs more than the warm full solve (20-40 ms at d = 50) it would replace. Default
+    /// 0.5.
     pub compress_answer_free: f64,
     /// The fast CM backend certifies each round's lower end from the round's dual truncated
     /// to its eigenvalues above `cut_rank_tol` times the largest
