@@ -77,7 +77,8 @@ pub struct MechanismSettings {
     pub hardening: f64,
     /// Width, in points of score, up to which the bracket of a level index by evaluation may
     /// stay ([`Target::index_accuracy`]): the levels it contains are then decided exactly, so
-    /// the chain does not depend on it. Default 0.1 (levels are 1 apart, so about one
+    /// the chain does not depend on it (except through the tie band of MATH.md 4.5b, as every
+    /// exact decision). Default 0.1 (levels are 1 apart, so about one
     /// evaluation in ten straddles a level and needs one membership decision), against the
     /// backend's own `1e-3`: at d = 50 the rounds that tighten a bracket to `1e-3` were the
     /// slow tail of the CM stages.

@@ -125,7 +125,7 @@ pub struct FastSettings {
     /// Weights whose margin under the kept cut's dual exceeds `compress_margin` in absolute
     /// value start the compressed solve folded at their bound; a fold this overfills is
     /// unfolded, and the statuses the solve's dual contradicts are repaired
-    /// (`compress_repairs`). Default 0.3. At 0.9, without repairs, about 10000 of the 50000
+    /// (`compress_repairs`). Default 0.3. At 0.9, without repairs, about 10900 of the 50000
     /// weights of the d = 50 fit's last stage stayed free, mostly weights the solve's own dual
     /// then placed far from 0: 90 ms a compressed solve, against 17 ms at 0.3 with repairs
     /// (about 2500 free, the tight cluster).
