@@ -4,7 +4,7 @@
 //! the small symmetric helpers the certificates use (eigenvalue range, PSD projection,
 //! weighted scatter, quadratic forms, trace products, verified shrinking). Matrices are
 //! nalgebra's column-major `DMatrix`.
-use nalgebra::DMatrix;
+use nalgebra::{DMatrix, DVector};
 use sosdp_openblas as _;
 
 /// A Cholesky factor `A = L L^T` of a symmetric positive definite matrix.
@@ -60,6 +60,14 @@ impl Cholesky {
         self.solve_in_place(&mut m);
         m.as_slice().to_vec()
     }
+}
+
+/// The smallest eigenvalue of a symmetric matrix and a unit eigenvector of it (nalgebra's
+/// symmetric eigendecomposition; [`min_eigenvalue`] when the vector is not needed).
+pub fn bottom_eigenpair(a: &DMatrix<f64>) -> (f64, DVector<f64>) {
+    let eig = a.clone().symmetric_eigen();
+    let k = eig.eigenvalues.imin();
+    (eig.eigenvalues[k], eig.eigenvectors.column(k).into_owned())
 }
 
 /// Smallest eigenvalue of a symmetric matrix (lower triangle read; LAPACK `dsyevr`, eigenvalues

@@ -133,7 +133,7 @@ impl CertifiedMean {
         let mut set = ActiveSet::with_status(&problem, classify(margins, settings.compress_margin));
         set.set_margins(margins.to_vec());
         let mut repairs = 0;
-        let sol = loop {
+        let (sol, weights) = loop {
             // A fold the nearby dual overfills is unfolded (smallest margins first): in `k`
             // dimensions each test is a `k x k` eigenvalue problem.
             if !unfold_until_feasible(&problem, &mut set, fold_feasible) {
@@ -174,7 +174,6 @@ impl CertifiedMean {
             set.set_margins(m);
             repairs += 1;
         };
-        let (sol, weights) = sol;
         // Y = n W Z W^T with Z in the PSD cone; its quadratic forms from the compressed
         // points p_i = W^T zh_i / sqrt(n): zh_i^T Y zh_i = n^2 p_i^T Z p_i (k^2 flops a point
         // instead of (D+1)^2).

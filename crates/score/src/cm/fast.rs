@@ -21,7 +21,7 @@ use crate::active_set::{
 use crate::cm::compress::{Compressed, with_direction};
 use crate::cm::reference::ClarabelCm;
 use crate::cm::{Certificate, CertifiedMean, Cut};
-use crate::dense::min_eigenvalue;
+use crate::dense::{bottom_eigenpair, min_eigenvalue};
 use crate::ipm::Problem;
 use nalgebra::DMatrix;
 use sosdp_oracle::{Chord, ScoreEval, ScoreOracle, check_chord_args};
@@ -285,10 +285,8 @@ impl FastCm {
                     Some(level.unwrap_or(bound).max(bound)),
                 )
                 .with_origin(Origin::Guess);
-            let constant = &guess.reduce(full).blocks[0].constant;
-            let eig = constant.clone().symmetric_eigen();
-            let bottom = eig.eigenvalues.imin();
-            if eig.eigenvalues[bottom] > 0.0 {
+            let (bottom, direction) = bottom_eigenpair(&guess.reduce(full).blocks[0].constant);
+            if bottom > 0.0 {
                 keep_newest(&self.compressed_cuts, relaxed, self.settings.kept_cuts);
                 return Relaxed::Guess(guess);
             }
@@ -303,7 +301,7 @@ impl FastCm {
                 break;
             }
             margins = relaxed.quad.iter().map(|q| 1.0 - q / n).collect();
-            basis = with_direction(&basis, eig.eigenvectors.column(bottom).as_slice());
+            basis = with_direction(&basis, direction.as_slice());
         }
         Relaxed::Nothing
     }
@@ -383,9 +381,7 @@ impl FastCm {
                 // Feasible as they are: the compressed optimum is within its gap of the level.
                 break;
             }
-            let eig = slack.symmetric_eigen();
-            let bottom = eig.eigenvalues.imin();
-            basis = with_direction(&basis, eig.eigenvectors.column(bottom).as_slice());
+            basis = with_direction(&basis, bottom_eigenpair(&slack).1.as_slice());
         }
         (None, last)
     }

@@ -360,8 +360,8 @@ impl CertifiedMean {
     /// Certified lower bound from the dual direction `e e^T` of the bottom eigenvector `e` of
     /// `B(theta)` (module doc): cheap, and close to `n` near the domain's boundary.
     pub fn eigen_bound(&self, theta: &[f64]) -> f64 {
-        let (beta, e) = bottom_eigenpair(&self.b_matrix(theta));
-        self.bound_along(beta, &e)
+        let (beta, e) = dense::bottom_eigenpair(&self.b_matrix(theta));
+        self.bound_along(beta.max(0.0), &e)
     }
 
     /// [`Self::eigen_bound`] for the bottom eigenpair `(beta, e)` of `B(theta)`: one pass over
@@ -400,7 +400,8 @@ impl CertifiedMean {
         if min_eigenvalue(&(&b - &self.scatter)) >= 0.0 {
             return Some(ScoreEval::bracketed(0.0, 0.0, 0.0));
         }
-        let (beta, e) = bottom_eigenpair(&b);
+        let (beta, e) = dense::bottom_eigenpair(&b);
+        let beta = beta.max(0.0);
         let ceiling = self.eigen_ceiling(beta, &e) * (1.0 + 1e-9) + 1e-9 * n;
         if ceiling < n - accuracy && level.is_none_or(|k| ceiling <= k) {
             return None;
@@ -501,16 +502,6 @@ impl Cut {
         let slope: f64 = self.gradient.iter().zip(u).map(|(g, v)| g * v).sum();
         (slope > 0.0).then(|| (level - self.value(x)) / slope)
     }
-}
-
-/// The smallest eigenvalue of a symmetric matrix (clamped at 0) and its unit eigenvector.
-fn bottom_eigenpair(b: &DMatrix<f64>) -> (f64, DVector<f64>) {
-    let eig = b.clone().symmetric_eigen();
-    let k = eig.eigenvalues.imin();
-    (
-        eig.eigenvalues[k].max(0.0),
-        eig.eigenvectors.column(k).into_owned(),
-    )
 }
 
 /// `max_{t >= 0} n - t beta - sum_i max(0, 1 - t q_i / n)` for `beta, q_i >= 0` (weak duality
@@ -668,7 +659,8 @@ mod tests {
                 let mut theta = centre.to_vec();
                 // Along each axis up to the boundary (radius sqrt(1.2)).
                 theta[axis] += 1.2f64.sqrt() * step as f64 / 40.0;
-                let (beta, e) = super::bottom_eigenpair(&cm.b_matrix(&theta));
+                let (beta, e) = crate::dense::bottom_eigenpair(&cm.b_matrix(&theta));
+                let beta = beta.max(0.0);
                 let bound = cm.bound_along(beta, &e);
                 let ceiling = cm.eigen_ceiling(beta, &e);
                 assert!(
