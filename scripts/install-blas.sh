@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Install the system OpenBLAS (BLAS + LAPACK) that clarabel's PSD cones call, when it is missing.
+# Install the system OpenBLAS (BLAS + LAPACK), when it is missing, for builds with the `openblas`
+# feature (`cargo build --release --features openblas`); the default build needs no system BLAS.
 # Debian/Ubuntu: apt-get install libopenblas-dev (as root, or with sudo). Elsewhere, install
 # OpenBLAS with your package manager, or set SOSDP_OPENBLAS_DIR to the folder holding
 # libopenblas.so when you build.

@@ -36,15 +36,19 @@
 //! samplers), [`sdp`] (the sum-of-squares programs), [`learn`] (the learners) and [`eval`]
 //! (synthetic data, adversaries, baselines, metrics).
 //!
-//! The score solves use small dense blocks: run OpenBLAS single-threaded
-//! (`OPENBLAS_NUM_THREADS=1`, or [`set_blas_threads`]`(1)` at the start of `main`, as the
-//! `sosdp` binary does).
+//! BLAS/LAPACK: by default a pure-Rust implementation on faer (`sosdp-blas`), which needs no
+//! system library and runs on the calling thread. With the feature `openblas` the system
+//! OpenBLAS is linked instead; the score solves use small dense blocks, so run it
+//! single-threaded (`OPENBLAS_NUM_THREADS=1`, or [`set_blas_threads`]`(1)` at the start of
+//! `main`, as the `sosdp` binary does).
 //!
 //! Features: `cli` (default), the command-line tool; `plot` (with `cli`), the figures of
-//! `eval::plot`. With `default-features = false` neither is built, nor are their dependencies
+//! `eval::plot`; `openblas`, the system OpenBLAS instead of the pure-Rust BLAS. With
+//! `default-features = false` neither `cli` nor `plot` is built, nor are their dependencies
 //! (clap, indicatif, plotters).
 pub use nalgebra;
 pub use rand;
+pub use sosdp_blas::set_num_threads as set_blas_threads;
 pub use sosdp_eval as eval;
 pub use sosdp_learn as learn;
 pub use sosdp_learn::io;
@@ -55,7 +59,6 @@ pub use sosdp_learn::{
     Privacy, PrivateCovariance, PrivateGaussian, PrivateMean, Progress, Release, SamplerKind,
     Schedule, StageMechanism, StageRelease,
 };
-pub use sosdp_openblas::set_num_threads as set_blas_threads;
 pub use sosdp_oracle as oracle;
 pub use sosdp_sampler as sampler;
 pub use sosdp_score as score;

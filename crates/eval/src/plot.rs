@@ -4,11 +4,30 @@
 //! Each series is drawn as its individual measurements (small dots) and the line through
 //! their medians at each x; the legend carries the series label (the harness puts fitted
 //! growth exponents there).
+//!
+//! Text is drawn by plotters' pure-Rust `ab_glyph` path from the bundled DejaVu Sans
+//! (`assets/DejaVuSans.ttf`, licence beside it), not by its default `ttf` path, which finds
+//! system fonts through fontconfig and freetype: the default build needs no system library.
 pub use plotters::chart::SeriesLabelPosition;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Once;
+
+/// DejaVu Sans (licence: `assets/DejaVuSans-LICENSE.txt`).
+const FONT: &[u8] = include_bytes!("../assets/DejaVuSans.ttf");
+
+/// Register [`FONT`] with plotters, once, as the only family the figures name
+/// (`"sans-serif"`, also plotters' own default); `ab_glyph` finds no font otherwise.
+fn register_font() {
+    static REGISTER: Once = Once::new();
+    REGISTER.call_once(|| {
+        let registered =
+            plotters::style::register_font("sans-serif", FontStyle::Normal, FONT).is_ok();
+        assert!(registered, "the bundled font does not parse");
+    });
+}
 
 /// One named series of `(x, y)` measurements; several may share an `x`.
 #[derive(Clone, Debug)]
@@ -152,6 +171,7 @@ fn draw<DB: DrawingBackend>(
     figure: &Figure,
     series: &[Series],
 ) -> Result<(), String> {
+    register_font();
     let err = |e: DrawingAreaErrorKind<DB::ErrorType>| format!("{e:?}");
     root.fill(&WHITE).map_err(err)?;
     let mut xs = log_range(

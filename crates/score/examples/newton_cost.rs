@@ -14,7 +14,7 @@ use std::borrow::Cow;
 use std::time::Instant;
 
 fn main() {
-    sosdp_openblas::set_num_threads(1);
+    sosdp_blas::set_num_threads(1);
     let args: Vec<usize> = std::env::args()
         .skip(1)
         .map(|a| a.parse().expect("an integer"))

@@ -1,11 +1,11 @@
 //! Dense linear algebra of the crate, one module: kernels on LAPACK/BLAS (OpenBLAS, linked by
-//! `sosdp-openblas`) for the Newton systems of the interior-point method (Cholesky factor and
+//! `sosdp-blas`) for the Newton systems of the interior-point method (Cholesky factor and
 //! solve, the symmetric rank-k product, general matrix products, the smallest eigenvalue) and
 //! the small symmetric helpers the certificates use (eigenvalue range, PSD projection,
 //! weighted scatter, quadratic forms, trace products, verified shrinking). Matrices are
 //! nalgebra's column-major `DMatrix`.
 use nalgebra::{DMatrix, DVector};
-use sosdp_openblas as _;
+use sosdp_blas as _;
 
 /// A Cholesky factor `A = L L^T` of a symmetric positive definite matrix.
 pub struct Cholesky {

@@ -5,7 +5,7 @@
 //!   the `svec` convention of `sosdp_oracle::svec` (clarabel's).
 //! - [`poly`]: named indeterminates, sparse polynomials and monomial bases.
 //! - [`program`]: the generic pseudo-expectation (moment) SDP built on [`conic`].
-use sosdp_openblas as _;
+use sosdp_blas as _;
 
 pub mod conic;
 pub mod poly;

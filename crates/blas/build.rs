@@ -1,8 +1,7 @@
-//! Make the system OpenBLAS available to the linker.
+//! With the `openblas` feature, make the system OpenBLAS available to the linker; with the
+//! default `faer` feature, nothing to link (the crate exports the symbols itself).
 //!
-//! clarabel's PSD cones call BLAS/LAPACK through Fortran symbols (`dsyevr_`, `dpotrf_`, ...).
-//! We provide them by linking the system OpenBLAS (which bundles LAPACK). The build only looks
-//! for it: `scripts/install-blas.sh` installs it on Debian/Ubuntu (`libopenblas-dev`), or set
+//! `scripts/install-blas.sh` installs OpenBLAS on Debian/Ubuntu (`libopenblas-dev`), or set
 //! `SOSDP_OPENBLAS_DIR` to the directory that holds `libopenblas.so`.
 use std::path::Path;
 
@@ -18,6 +17,9 @@ const LIB_DIRS: &[&str] = &[
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-env-changed=SOSDP_OPENBLAS_DIR");
+    if std::env::var_os("CARGO_FEATURE_OPENBLAS").is_none() {
+        return;
+    }
     let dir = std::env::var("SOSDP_OPENBLAS_DIR").ok().or_else(|| {
         LIB_DIRS
             .iter()
@@ -30,9 +32,10 @@ fn main() {
             println!("cargo:rustc-link-lib=dylib=openblas");
         }
         None => panic!(
-            "sosdp-openblas: libopenblas.so not found. Run `scripts/install-blas.sh` (Debian/Ubuntu: \
-             `apt-get install libopenblas-dev`) or set SOSDP_OPENBLAS_DIR to the directory that holds \
-             libopenblas.so"
+            "sosdp-blas (feature `openblas`): libopenblas.so not found. Run `scripts/install-blas.sh` \
+             (Debian/Ubuntu: `apt-get install libopenblas-dev`), set SOSDP_OPENBLAS_DIR to the \
+             directory that holds libopenblas.so, or build without the `openblas` feature (the \
+             default pure-Rust BLAS needs no system library)"
         ),
     }
 }
