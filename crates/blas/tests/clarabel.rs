@@ -40,8 +40,10 @@ fn solve(n: usize, c: &[(usize, usize, f64)], diag: &[(usize, f64)], trace: Opti
     let a = csc(eq + nv, nv, &triplets);
     let p = CscMatrix::zeros((nv, nv));
     let cones = [ZeroConeT(eq), PSDTriangleConeT(n)];
-    let mut settings = DefaultSettings::default();
-    settings.verbose = false;
+    let settings = DefaultSettings {
+        verbose: false,
+        ..DefaultSettings::default()
+    };
     let mut solver = DefaultSolver::new(&p, &q, &a, &b, &cones, settings).expect("valid problem");
     solver.solve();
     assert_eq!(solver.solution.status, SolverStatus::Solved);

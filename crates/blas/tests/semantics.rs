@@ -127,17 +127,14 @@ fn gemv_with_strides_and_beta() {
     let mut s = Stream(2);
     let (m, n) = (9, 6);
     for trans in [b'N', b'T'] {
-        for (incx, incy) in [(1, 1), (2, -1), (-3, 2)] {
+        for (incx, incy) in [(1i32, 1i32), (2, -1), (-3, 2)] {
             for beta in [0.0, 0.5] {
                 let (lx, ly) = if trans == b'N' { (n, m) } else { (m, n) };
                 let lda = m + 2;
                 let a = s.matrix(m, n, lda);
-                let x = s.matrix(
-                    1 + (lx - 1) * (incx as i32).unsigned_abs() as usize,
-                    1,
-                    1 + (lx - 1) * (incx as i32).unsigned_abs() as usize,
-                );
-                let step_y = (incy as i32).unsigned_abs() as usize;
+                let len_x = 1 + (lx - 1) * incx.unsigned_abs() as usize;
+                let x = s.matrix(len_x, 1, len_x);
+                let step_y = incy.unsigned_abs() as usize;
                 let mut y = vec![SENTINEL; 1 + (ly - 1) * step_y];
                 let idx = |len: usize, inc: i32, i: usize| {
                     if inc > 0 {
@@ -383,6 +380,7 @@ fn potrf_reports_the_first_failing_minor() {
 }
 
 /// Workspace query then the real call, as clarabel does; returns (m, w, z, isuppz).
+#[allow(clippy::too_many_arguments)]
 fn syevr(
     jobz: u8,
     range: u8,
@@ -567,6 +565,7 @@ fn syevr_checks_its_workspace() {
 }
 
 /// `A = U diag(s) V^T` with orthonormal `U`, `V`, and `s` non-increasing.
+#[allow(clippy::too_many_arguments)]
 fn check_svd(
     a: &[f64],
     m: usize,
@@ -625,9 +624,7 @@ fn gesdd_and_gesvd_decompose() {
             let (ucols, vrows) = if jobz == b'A' { (m, n) } else { (k, k) };
             let (ldu, ldvt) = (
                 m,
-                if jobz == b'A' {
-                    n
-                } else if jobz == b'O' && m >= n {
+                if jobz == b'A' || (jobz == b'O' && m >= n) {
                     n
                 } else {
                     k
