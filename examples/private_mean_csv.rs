@@ -18,8 +18,9 @@
 //! first axis (then the corruption bound defaults to 0.05 and the error against mu is printed).
 //! About 6 s in release.
 //!
-//! The example fixes a seed (default 1) so that runs are reproducible; a release you publish
-//! should use fresh OS randomness: leave out `Privacy::seed`.
+//! On the synthetic sample the example fixes a seed (1, or `--seed`) so that runs are
+//! reproducible. On your CSV it uses fresh OS randomness unless `--seed` is given (a seeded
+//! release is reproducible and not private: never publish one).
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use sosdp::eval::synthetic::CorruptedSample;
@@ -39,7 +40,7 @@ struct Args {
     epsilon: f64,
     radius: f64,
     corruption: Option<f64>,
-    seed: u64,
+    seed: Option<u64>,
     header: bool,
 }
 
@@ -50,7 +51,7 @@ fn parse_args() -> Result<Args, String> {
         epsilon: 1.0,
         radius: 10.0,
         corruption: None,
-        seed: 1,
+        seed: None,
         header: false,
     };
     let mut it = std::env::args().skip(1);
@@ -66,7 +67,7 @@ fn parse_args() -> Result<Args, String> {
             "--corruption" => args.corruption = Some(number("--corruption", value("--corruption")?)?),
             "--seed" => {
                 let v = value("--seed")?;
-                args.seed = v.parse().map_err(|_| format!("--seed: '{v}' is not a non-negative integer"))?;
+                args.seed = Some(v.parse().map_err(|_| format!("--seed: '{v}' is not a non-negative integer"))?);
             }
             "--header" => args.header = true,
             "--write-sample" => args.write_sample = Some(PathBuf::from(value("--write-sample")?)),
@@ -144,14 +145,22 @@ fn run() -> Result<(), String> {
     }
     let (n, d) = data.shape();
     println!("data    : {n} records in R^{d} from {}", path.display());
+    let seed = args.seed.or(synthetic.then_some(1));
     println!(
-        "learner : eps = {} (pure DP, delta = 0), |mu| <= R = {}, corruption bound {corruption}, seed {}",
-        args.epsilon, args.radius, args.seed
+        "learner : eps = {} (pure DP, delta = 0), |mu| <= R = {}, corruption bound {corruption}, {}",
+        args.epsilon,
+        args.radius,
+        match seed {
+            Some(s) => format!("seed {s} (reproducible, NOT private)"),
+            None => "OS randomness".into(),
+        }
     );
 
-    let privacy = Privacy::new(args.epsilon)
-        .corruption(corruption)
-        .seed(args.seed);
+    let privacy = Privacy::new(args.epsilon).corruption(corruption);
+    let privacy = match seed {
+        Some(s) => privacy.seed(s),
+        None => privacy,
+    };
     let learner = PrivateMean::new(privacy, args.radius);
     // The plan is public: it depends on (n, d, eps, R, corruption, beta) only, not on the data.
     let plan = learner.plan(n, d).map_err(|e| e.to_string())?;

@@ -5,7 +5,7 @@ use nalgebra::DMatrix;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use sosdp::eval::{Adversary, ClippedLaplaceMean, CorruptedSample, MeanEstimator};
-use sosdp::{LearnError, Learner, Privacy, PrivateMean};
+use sosdp::{LearnError, Learner, Privacy, PrivateMean, StageMechanism};
 
 fn sample(seed: u64, n: usize, d: usize, eta: f64, distance: f64) -> CorruptedSample {
     let mut rng = StdRng::seed_from_u64(seed);
@@ -167,4 +167,47 @@ fn additive_stage_is_within_its_bound_under_a_far_cluster() {
         );
         assert!(error(&plain_mean(&s.data), &s.mean) > 10.0 * bound);
     }
+}
+
+/// Every additive stage's release is snapped (MATH.md 4.6): each coordinate is a multiple of the
+/// stage's power-of-two grid (no bits below it), inside the public box `centre +- radius`, and
+/// the plan's accuracy carries the rounding `grid sqrt(d) / 2`.
+#[test]
+fn additive_releases_are_snapped_to_their_grid() {
+    let (n, d) = (20000, 10);
+    let s = sample(3, n, d, 0.0, 5.0);
+    let learner = PrivateMean::new(Privacy::new(1.0).seed(3), 10.0);
+    let plan = learner.plan(n, d).unwrap();
+    let fit = learner.fit(&s.data).unwrap();
+    let mut centre = vec![0.0; d];
+    let mut additive = 0;
+    for (stage, r) in plan.stages.iter().zip(&fit.release.stage_releases) {
+        if let StageMechanism::Additive {
+            noise_scale,
+            grid,
+            rounding,
+            noise_bound,
+            corruption_bias,
+            sampling,
+        } = stage.mechanism
+        {
+            additive += 1;
+            assert!(grid >= noise_scale && grid / 2.0 < noise_scale);
+            assert_eq!(grid.log2().fract(), 0.0);
+            assert_eq!(rounding, grid * (d as f64).sqrt() / 2.0);
+            assert!(
+                stage.accuracy >= noise_bound + corruption_bias + sampling + rounding
+                    || stage.accuracy == stage.radius
+            );
+            for (v, c) in r.release.iter().zip(&centre) {
+                assert_eq!((v / grid).fract(), 0.0, "{v} is not a multiple of {grid}");
+                assert!((v - c).abs() <= stage.radius + grid);
+            }
+        }
+        centre = r.release.clone();
+    }
+    assert!(
+        additive > 0,
+        "the plan at d = 10, R = 10 starts with an additive stage"
+    );
 }

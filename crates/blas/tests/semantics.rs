@@ -393,69 +393,48 @@ fn syevr(
     vu: f64,
 ) -> (usize, Vec<f64>, Vec<f64>, Vec<i32>) {
     let mut a = a.to_vec();
-    let (mut m, mut info) = (0, 0);
+    let mut m = 0;
     let mut w = vec![0.0; n];
     let mut z = vec![0.0; n * n];
     let mut isuppz = vec![0; 2 * n];
-    let (mut work, mut iwork) = (vec![0.0; 1], vec![0; 1]);
-    unsafe {
-        lapack::dsyevr(
-            jobz,
-            range,
-            uplo,
-            n as i32,
-            &mut a,
-            n as i32,
-            vl,
-            vu,
-            il,
-            iu,
-            0.0,
-            &mut m,
-            &mut w,
-            &mut z,
-            n as i32,
-            &mut isuppz,
-            &mut work,
-            -1,
-            &mut iwork,
-            -1,
-            &mut info,
-        )
+    let mut call = |work: &mut [f64], lwork: i32, iwork: &mut [i32], liwork: i32| {
+        let mut info = 0;
+        unsafe {
+            lapack::dsyevr(
+                jobz,
+                range,
+                uplo,
+                n as i32,
+                &mut a,
+                n as i32,
+                vl,
+                vu,
+                il,
+                iu,
+                0.0,
+                &mut m,
+                &mut w,
+                &mut z,
+                n as i32,
+                &mut isuppz,
+                work,
+                lwork,
+                iwork,
+                liwork,
+                &mut info,
+            )
+        };
+        info
     };
-    assert_eq!(info, 0);
+    let (mut work, mut iwork) = (vec![0.0; 1], vec![0; 1]);
+    assert_eq!(call(&mut work, -1, &mut iwork, -1), 0);
     let (lwork, liwork) = (work[0] as usize, iwork[0] as usize);
     assert!(
         lwork >= 26 * n && liwork >= 10 * n,
         "query answered {lwork}, {liwork}"
     );
     let (mut work, mut iwork) = (vec![0.0; lwork], vec![0; liwork]);
-    unsafe {
-        lapack::dsyevr(
-            jobz,
-            range,
-            uplo,
-            n as i32,
-            &mut a,
-            n as i32,
-            vl,
-            vu,
-            il,
-            iu,
-            0.0,
-            &mut m,
-            &mut w,
-            &mut z,
-            n as i32,
-            &mut isuppz,
-            &mut work,
-            lwork as i32,
-            &mut iwork,
-            liwork as i32,
-            &mut info,
-        )
-    };
-    assert_eq!(info, 0);
+    assert_eq!(call(&mut work, lwork as i32, &mut iwork, liwork as i32), 0);
     (m as usize, w, z, isuppz)
 }
 

@@ -6,6 +6,7 @@
 use nalgebra::DMatrix;
 use rand_distr::{Distribution, Gamma, StandardNormal};
 use sosdp_learn::privacy::seeded_rng;
+use sosdp_learn::snap;
 use sosdp_learn::{LearnError, Learner, PrivateMean, check_data as check};
 
 /// The privacy an estimator offers.
@@ -163,22 +164,19 @@ impl ClippedLaplaceMean {
     }
 
     /// The public grid step of the output for `n` records: the smallest power of two `>=` the
-    /// [`noise_scale`](Self::noise_scale). It depends on eps, clip and `n`, never on the data.
+    /// [`noise_scale`](Self::noise_scale) ([`snap::grid`]). It depends on eps, clip and `n`,
+    /// never on the data. Errors outside the snapping mechanism's validity range
+    /// (`noise_scale < clip < 2^46 noise_scale`, Mironov 2012), where its guarantee is not shown.
     pub fn grid(&self, n: usize) -> Result<f64, LearnError> {
         let scale = self.noise_scale(n)?;
-        let mut step = 2f64.powi(scale.log2().ceil() as i32);
-        // log2 is not exact: correct by a factor of two either way.
-        if step < scale {
-            step *= 2.0;
-        } else if step / 2.0 >= scale {
-            step /= 2.0;
-        }
-        if !step.is_normal() {
+        if !snap::in_validity_range(scale, self.clip) {
             return Err(LearnError::InvalidSetting(format!(
-                "the grid step {step} of the noise scale {scale} is unusable"
+                "the Laplace noise scale {scale} is outside the snapping mechanism's validity \
+                 range for the clip {} (scale < clip < 2^46 scale, Mironov 2012)",
+                self.clip
             )));
         }
-        Ok(step)
+        Ok(snap::grid(scale))
     }
 
     /// The estimate: seeded (`Some`: reproducible, for experiments — a seeded output is not
@@ -214,13 +212,13 @@ impl ClippedLaplaceMean {
             .sum::<f64>()
             .sqrt()
             .max(f64::MIN_POSITIVE);
-        let bound = (self.clip / grid).ceil() * grid;
-        let snap = |x: f64| ((x / grid).round() * grid).clamp(-bound, bound);
-        Ok(sum
+        let mut out: Vec<f64> = sum
             .iter()
             .zip(&dir)
-            .map(|(s, u)| snap(s / n as f64 + radius * u / dir_norm))
-            .collect())
+            .map(|(s, u)| s / n as f64 + radius * u / dir_norm)
+            .collect();
+        snap::snap(&mut out, &vec![0.0; d], self.clip, grid);
+        Ok(out)
     }
 }
 
@@ -328,12 +326,7 @@ mod tests {
 
     #[test]
     fn the_grid_is_the_smallest_power_of_two_above_the_noise_scale() {
-        for (eps, clip, n) in [
-            (1.0, 10.0, 200),
-            (0.3, 7.5, 1000),
-            (2.0, 1.0, 3),
-            (1.0, 0.5, 1),
-        ] {
+        for (eps, clip, n) in [(1.0, 10.0, 200), (0.3, 7.5, 1000), (2.0, 1.0, 3)] {
             let m = ClippedLaplaceMean { epsilon: eps, clip };
             let (scale, grid) = (m.noise_scale(n).unwrap(), m.grid(n).unwrap());
             assert_eq!(
@@ -352,10 +345,16 @@ mod tests {
                 epsilon: 1.0,
                 clip: 4.0
             }
-            .grid(2)
+            .grid(4)
             .unwrap(),
-            4.0
+            2.0
         );
+        // Outside Mironov's validity range (noise scale >= clip, or clip >= 2^46 noise scale)
+        // the baseline refuses.
+        for (eps, clip, n) in [(1.0, 0.5, 1), (1.0, 4.0, 2), (1.0, 1.0, 1usize << 47)] {
+            let m = ClippedLaplaceMean { epsilon: eps, clip };
+            assert!(m.grid(n).is_err(), "eps {eps}, clip {clip}, n {n}");
+        }
         assert!(
             ClippedLaplaceMean {
                 epsilon: 0.0,
@@ -401,9 +400,10 @@ mod tests {
                 );
             }
         }
-        // A noise scale far above the data: the clamp binds, and its bound is on the grid too.
+        // A noise scale (2) near the clip (3), inside the validity range: the clamp binds, and
+        // its bound is on the grid too.
         let tiny = ClippedLaplaceMean {
-            epsilon: 0.01,
+            epsilon: 0.6,
             clip: 3.0,
         };
         let grid = tiny.grid(5).unwrap();

@@ -17,6 +17,7 @@
 //! - [`stage`]: one CM stage, shared by the mean and the refinement;
 //! - [`symmetric`]: powers of positive definite matrices and the `svec` form of releases;
 //! - [`schedule`]: its data-independent stage plan;
+//! - [`snap`]: the snapping of additive releases to a public grid (4.6);
 //! - [`projection`]: per-record projection onto public balls (every score sees only
 //!   projected records);
 //! - [`release`]: what a fit returns: the public release, separate from the non-private
@@ -34,6 +35,7 @@ pub mod privacy;
 pub mod projection;
 pub mod release;
 pub mod schedule;
+pub mod snap;
 pub mod special;
 pub mod stage;
 pub mod symmetric;

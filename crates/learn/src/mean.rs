@@ -19,9 +19,10 @@ use crate::LearnError;
 use crate::learner::{Learner, Plan};
 use crate::norm_noise;
 use crate::privacy::{Privacy, seeded_rng};
-use crate::projection::{project_onto_ball, project_rows};
+use crate::projection::project_rows;
 use crate::release::{AccuracyBound, Diagnostics, Fit, Release, StageRelease, StepDiagnostics};
 use crate::schedule::{Constants, Schedule, StageMechanism, schedule};
+use crate::snap;
 use crate::stage::{CmStage, run_cm_stage};
 use nalgebra::{DMatrix, DVector};
 use sosdp_sampler::Progress;
@@ -220,9 +221,16 @@ impl Learner for PrivateMean {
                     });
                     out.theta
                 }
-                StageMechanism::Additive { noise_scale, .. } => {
-                    additive_release(&projected, &centre, stage.radius, noise_scale, &mut rng)
-                }
+                StageMechanism::Additive {
+                    noise_scale, grid, ..
+                } => additive_release(
+                    &projected,
+                    &centre,
+                    stage.radius,
+                    noise_scale,
+                    grid,
+                    &mut rng,
+                ),
             };
             stage_releases.push(StageRelease {
                 step,
@@ -246,15 +254,17 @@ impl Learner for PrivateMean {
     }
 }
 
-/// An additive stage (MATH.md 5.1): the mean of the (projected) records plus norm noise of
-/// scale `noise_scale` ([`norm_noise::sample`]), then projected onto the stage's ball
-/// `B(centre, radius)` (post-processing: the mean lies in the ball on the plan's event, and the
-/// projection onto a convex set containing it never moves the release away from it).
+/// An additive stage (MATH.md 5.1, 4.6): the mean of the (projected) records plus norm noise
+/// of scale `noise_scale` ([`norm_noise::sample`]), snapped to the grid `grid Z` and clamped
+/// into the public box `centre +- radius` ([`snap::snap`]). The clamp never moves the release
+/// away from a mean inside the stage's ball (the plan's event); the rounding is in the plan's
+/// accuracy.
 fn additive_release<R: rand::Rng + ?Sized>(
     projected: &DMatrix<f64>,
     centre: &[f64],
     radius: f64,
     noise_scale: f64,
+    grid: f64,
     rng: &mut R,
 ) -> Vec<f64> {
     let n = projected.nrows() as f64;
@@ -264,6 +274,6 @@ fn additive_release<R: rand::Rng + ?Sized>(
         .zip(&noise)
         .map(|(column, z)| column.sum() / n + z)
         .collect();
-    project_onto_ball(&mut theta, centre, radius);
+    snap::snap(&mut theta, centre, radius, grid);
     theta
 }

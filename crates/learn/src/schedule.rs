@@ -35,6 +35,7 @@
 //! them, only accuracy and running time do.
 use crate::norm_noise::radius_quantile;
 use crate::projection::clean_radius;
+use crate::snap;
 use serde::Serialize;
 
 /// The constants of the schedule (see docs/calibration.md).
@@ -100,12 +101,20 @@ pub enum StageMechanism {
         /// errors against): the stage's accuracy is `min(safety * deviation + floor, radius)`.
         deviation: f64,
     },
-    /// The mean of the projected records plus norm noise (MATH.md 5.1, additive stages):
-    /// pure eps_j-DP without halving; accuracy `noise_bound + corruption_bias + sampling`.
+    /// The mean of the projected records plus norm noise (MATH.md 5.1, additive stages),
+    /// snapped to a public grid ([`crate::snap`]): pure eps_j-DP without halving (up to the
+    /// snapping's relative excess `2^-49 B / Delta`, below 1e-6); accuracy
+    /// `noise_bound + corruption_bias + sampling + rounding`.
     Additive {
         /// The noise's scale `Delta / eps_j`, `Delta = 2 projection_radius / n` the l2
         /// sensitivity of the projected mean ([`crate::norm_noise`]).
         noise_scale: f64,
+        /// The release's grid: the smallest power of two `>= noise_scale`; every released
+        /// coordinate is a multiple of it, clamped into the box `centre +- radius` (widened to
+        /// grid points).
+        grid: f64,
+        /// `grid sqrt(d) / 2`: how far snapping can move the release.
+        rounding: f64,
         /// The noise radius exceeded with probability `beta_j / 2`.
         noise_bound: f64,
         /// `2 eta0 projection_radius`: how far `eta0 n` replaced records can move the
@@ -190,19 +199,26 @@ fn plan(
             ((c.safety * deviation + floor).min(r), mechanism)
         });
         let projection_radius = r + spread;
-        let additive = additive.then(|| {
-            let noise_scale = 2.0 * projection_radius / (n * eps_j);
+        let noise_scale = 2.0 * projection_radius / (n * eps_j);
+        let additive = (additive && snap::in_validity_range(noise_scale, r)).then(|| {
             let noise_bound = radius_quantile(d as usize, noise_scale, 0.5 * beta_j);
             let corruption_bias = 2.0 * eta0 * projection_radius;
             let sampling =
                 (1.0 + excess).sqrt() * ((d / n).sqrt() + (2.0 * (2.0 / beta_j).ln() / n).sqrt());
+            let grid = snap::grid(noise_scale);
+            let rounding = snap::rounding_bound(grid, d as usize);
             let mechanism = StageMechanism::Additive {
                 noise_scale,
+                grid,
+                rounding,
                 noise_bound,
                 corruption_bias,
                 sampling,
             };
-            ((noise_bound + corruption_bias + sampling).min(r), mechanism)
+            (
+                (noise_bound + corruption_bias + sampling + rounding).min(r),
+                mechanism,
+            )
         });
         let (next, mechanism) = match (cm, additive) {
             (Some(a), Some(b)) => {

@@ -158,18 +158,29 @@ fn mean(args: &MeanArgs) -> Result<(), CliError> {
         score_upper: anchor.eval.upper,
     };
     super::warn_if_seeded(args.seed);
-    let base = match args.seed {
-        Some(s) => s,
+    // Draw k's randomness: from `--seed` (an experiment), or from a 256-bit key drawn from the
+    // OS with k in its last 8 bytes (every draw with a full-width seed).
+    let key: [u8; 32] = match args.seed {
+        Some(_) => [0; 32],
         None => sosdp_learn::privacy::seeded_rng(None)
             .map_err(|e| CliError::Invalid(e.to_string()))?
-            .random::<u64>(),
+            .random(),
+    };
+    let draw_rng = |k: u64| match args.seed {
+        Some(s) => StdRng::seed_from_u64(s.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(k)),
+        None => {
+            let mut seed = key;
+            for (byte, x) in seed[24..].iter_mut().zip(k.to_le_bytes()) {
+                *byte ^= x;
+            }
+            StdRng::from_seed(seed)
+        }
     };
     let bar = progress_bar(&settings, args.draws as u64);
     let releases: Vec<_> = (0..args.draws as u64)
         .into_par_iter()
         .map(|k| {
-            let mut rng =
-                StdRng::seed_from_u64(base.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(k));
+            let mut rng = draw_rng(k);
             let oracle = oracle.clone();
             release(&oracle, &domain, &start, &settings, &mut rng, &mut |p| {
                 if p.phase == "slice" {
@@ -204,17 +215,15 @@ fn progress_bar(settings: &MechanismSettings, draws: u64) -> ProgressBar {
         SamplerKind::Slice => {
             let bar = ProgressBar::new(draws * settings.slice.iterations as u64);
             bar.set_style(
-                ProgressStyle::with_template(
-                    "{elapsed_precise} [{bar:40}] {pos}/{len} slice iterations ({eta} left)",
-                )
-                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+                ProgressStyle::with_template("[{bar:40}] {pos}/{len} slice iterations")
+                    .unwrap_or_else(|_| ProgressStyle::default_bar()),
             );
             bar
         }
         SamplerKind::LayerCake | SamplerKind::Mala => {
             let bar = ProgressBar::new_spinner();
             bar.set_style(
-                ProgressStyle::with_template("{elapsed_precise} {spinner} {msg}")
+                ProgressStyle::with_template("{spinner} {msg}")
                     .unwrap_or_else(|_| ProgressStyle::default_spinner()),
             );
             bar

@@ -104,16 +104,12 @@ pub fn run_learner<L: Learner>(
     let data = read_matrix(&args.input, Header::data(args.header))?;
     warn_if_seeded(args.seed);
     let bar = progress_bar();
-    let clock = std::time::Instant::now();
     let mut log = PlainProgress::default();
     let fit = learner
         .fit_with_progress(&data, &mut |k, p| {
             let message = format!("{step} {} {} {}/{}", k + 1, p.phase, p.done, p.total);
-            if bar.is_hidden()
-                && clock.elapsed() >= PlainProgress::QUIET
-                && log.due(k, p.phase, p.done, p.total)
-            {
-                eprintln!("{:>8.1} s  {message}", clock.elapsed().as_secs_f64());
+            if bar.is_hidden() && log.due(k, p.phase, p.done, p.total) {
+                eprintln!("{message}");
             }
             bar.set_message(message)
         })
@@ -154,20 +150,26 @@ pub fn warn_if_seeded(seed: Option<u64>) {
     }
 }
 
-/// Plain progress lines for a stderr that is not a terminal (a log file, CI): once a fit has
-/// run for [`PlainProgress::QUIET`], one line when a step or phase starts and at each tenth of
-/// its total (short runs stay silent).
+/// Plain progress lines for a stderr that is not a terminal (a log file, CI): for a phase of at
+/// least [`PlainProgress::MIN_TOTAL`] iterations, one line when it starts and at each tenth of
+/// its total (short phases stay silent). The lines carry the step and public iteration counts
+/// only, never times (MATH.md 7: timings are diagnostics); whether a line appears depends on
+/// the public plan alone.
 #[derive(Default)]
 struct PlainProgress {
     last: Option<(usize, &'static str, usize)>,
 }
 
 impl PlainProgress {
-    /// How long a fit runs before progress lines start.
-    const QUIET: Duration = Duration::from_secs(10);
+    /// The shortest phase (in iterations of the plan) that gets progress lines.
+    const MIN_TOTAL: usize = 200;
 
-    /// True when `(step, phase, done / total in tenths)` differs from the last line's.
+    /// True when the phase is long enough and `(step, phase, done / total in tenths)` differs
+    /// from the last line's.
     fn due(&mut self, step: usize, phase: &'static str, done: usize, total: usize) -> bool {
+        if total < Self::MIN_TOTAL {
+            return false;
+        }
         let tenth = (10 * done).checked_div(total).unwrap_or(0);
         let key = (step, phase, tenth);
         let due = self.last != Some(key);
@@ -184,7 +186,7 @@ pub fn progress_bar() -> ProgressBar {
         ProgressBar::hidden()
     };
     bar.set_style(
-        ProgressStyle::with_template("{elapsed_precise} {spinner} {msg}")
+        ProgressStyle::with_template("{spinner} {msg}")
             .unwrap_or_else(|_| ProgressStyle::default_spinner()),
     );
     bar.enable_steady_tick(Duration::from_millis(200));
