@@ -75,7 +75,11 @@ impl Privacy {
         }
     }
 
-    /// Check the settings: `eps > 0` finite, corruption in `[0, 0.5)`, `beta` in `(0, 1)`.
+    /// Check the settings: `eps > 0` finite, corruption in `[0, 0.5)`, `beta` in `(0, 1)`, and a
+    /// sampler whose every path ends in a release. The layer-cake sampler is refused: its volume
+    /// ladder can fail to close after the data are read, and whether a release then happens
+    /// would depend on the data (MATH.md 4.7, 7); it stays available to `sosdp mechanism`
+    /// experiments.
     pub fn validate(&self) -> Result<(), LearnError> {
         if !(self.epsilon.is_finite() && self.epsilon > 0.0) {
             return Err(LearnError::Epsilon(self.epsilon));
@@ -85,6 +89,14 @@ impl Privacy {
         }
         if !(self.beta > 0.0 && self.beta < 1.0) {
             return Err(LearnError::Beta(self.beta));
+        }
+        if self.sampler == SamplerKind::LayerCake {
+            return Err(LearnError::InvalidSetting(
+                "the layer-cake sampler can fail after the data are read (its volume ladder may \
+                 not close), so the learners refuse it: use slice (default) or mala; it remains \
+                 available in `sosdp mechanism`"
+                    .into(),
+            ));
         }
         Ok(())
     }
@@ -96,5 +108,26 @@ pub fn seeded_rng(seed: Option<u64>) -> Result<StdRng, LearnError> {
         Some(s) => Ok(StdRng::seed_from_u64(s)),
         None => StdRng::try_from_rng(&mut rand::rngs::SysRng)
             .map_err(|e| LearnError::InvalidSetting(format!("no OS randomness: {e}"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn learners_refuse_the_layer_cake_sampler_before_the_data() {
+        assert!(Privacy::new(1.0).validate().is_ok());
+        assert!(
+            Privacy::new(1.0)
+                .sampler(SamplerKind::Mala)
+                .validate()
+                .is_ok()
+        );
+        let err = Privacy::new(1.0)
+            .sampler(SamplerKind::LayerCake)
+            .validate()
+            .unwrap_err();
+        assert!(err.to_string().contains("layer-cake"), "{err}");
     }
 }

@@ -65,7 +65,8 @@ pub struct LearnerArgs {
     #[arg(long, value_name = "FILE")]
     pub diagnostics: Option<PathBuf>,
     /// How the CM stages sample their exponential mechanism: slice (Gibbs on levels, MATH.md
-    /// 4.5), mala (Langevin steps after a slice burn-in, 4.8) or layer-cake (volumes, 4.4).
+    /// 4.5) or mala (Langevin steps after a slice burn-in, 4.8). layer-cake (volumes, 4.4) is
+    /// refused before the data are read: it can fail after them; use it in `sosdp mechanism`.
     #[arg(long, value_enum, default_value_t = mechanism::SamplerArg::Slice)]
     pub sampler: mechanism::SamplerArg,
 }
