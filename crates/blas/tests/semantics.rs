@@ -612,48 +612,35 @@ fn gesdd_and_gesvd_decompose() {
             let mut work_a = a.clone();
             let (mut sv, mut u, mut vt) = (vec![0.0; k], vec![0.0; ldu * m], vec![0.0; ldvt * n]);
             let mut iwork = vec![0; 8 * k];
-            let mut work = vec![0.0; 1];
-            let mut info = 0;
-            unsafe {
-                lapack::dgesdd(
-                    jobz,
-                    m as i32,
-                    n as i32,
-                    &mut work_a,
-                    m as i32,
-                    &mut sv,
-                    &mut u,
-                    ldu as i32,
-                    &mut vt,
-                    ldvt as i32,
-                    &mut work,
-                    -1,
-                    &mut iwork,
-                    &mut info,
-                )
-            };
-            assert_eq!(info, 0);
-            let lwork = work[0] as usize;
-            let mut work = vec![0.0; lwork];
-            unsafe {
-                lapack::dgesdd(
-                    jobz,
-                    m as i32,
-                    n as i32,
-                    &mut work_a,
-                    m as i32,
-                    &mut sv,
-                    &mut u,
-                    ldu as i32,
-                    &mut vt,
-                    ldvt as i32,
-                    &mut work,
-                    lwork as i32,
-                    &mut iwork,
-                    &mut info,
-                )
-            };
-            assert_eq!(info, 0, "gesdd {jobz} {m}x{n}");
+            {
+                let mut call = |work: &mut [f64], lwork: i32| {
+                    let mut info = 0;
+                    unsafe {
+                        lapack::dgesdd(
+                            jobz,
+                            m as i32,
+                            n as i32,
+                            &mut work_a,
+                            m as i32,
+                            &mut sv,
+                            &mut u,
+                            ldu as i32,
+                            &mut vt,
+                            ldvt as i32,
+                            work,
+                            lwork,
+                            &mut iwork,
+                            &mut info,
+                        )
+                    };
+                    info
+                };
+                let mut work = vec![0.0; 1];
+                assert_eq!(call(&mut work, -1), 0);
+                let lwork = work[0] as usize;
+                let info = call(&mut vec![0.0; lwork], lwork as i32);
+                assert_eq!(info, 0, "gesdd {jobz} {m}x{n}");
+            }
             match jobz {
                 b'N' => assert!(sv.windows(2).all(|p| p[0] >= p[1])),
                 // 'O': the vectors of the smaller side are over A.
@@ -665,46 +652,34 @@ fn gesdd_and_gesvd_decompose() {
         // gesvd, jobu = jobvt = 'S', after a workspace query.
         let mut work_a = a.clone();
         let (mut sv, mut u, mut vt) = (vec![0.0; k], vec![0.0; m * k], vec![0.0; k * n]);
-        let (mut work, mut info) = (vec![0.0; 1], 0);
-        unsafe {
-            lapack::dgesvd(
-                b'S',
-                b'S',
-                m as i32,
-                n as i32,
-                &mut work_a,
-                m as i32,
-                &mut sv,
-                &mut u,
-                m as i32,
-                &mut vt,
-                k as i32,
-                &mut work,
-                -1,
-                &mut info,
-            )
-        };
-        let lwork = work[0] as usize;
-        let mut work = vec![0.0; lwork];
-        unsafe {
-            lapack::dgesvd(
-                b'S',
-                b'S',
-                m as i32,
-                n as i32,
-                &mut work_a,
-                m as i32,
-                &mut sv,
-                &mut u,
-                m as i32,
-                &mut vt,
-                k as i32,
-                &mut work,
-                lwork as i32,
-                &mut info,
-            )
-        };
-        assert_eq!(info, 0);
+        {
+            let mut call = |work: &mut [f64], lwork: i32| {
+                let mut info = 0;
+                unsafe {
+                    lapack::dgesvd(
+                        b'S',
+                        b'S',
+                        m as i32,
+                        n as i32,
+                        &mut work_a,
+                        m as i32,
+                        &mut sv,
+                        &mut u,
+                        m as i32,
+                        &mut vt,
+                        k as i32,
+                        work,
+                        lwork,
+                        &mut info,
+                    )
+                };
+                info
+            };
+            let mut work = vec![0.0; 1];
+            call(&mut work, -1);
+            let lwork = work[0] as usize;
+            assert_eq!(call(&mut vec![0.0; lwork], lwork as i32), 0);
+        }
         check_svd(&a, m, n, &sv, &u, m, k, &vt, k, k);
     }
 }
