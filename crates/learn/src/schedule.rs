@@ -37,6 +37,7 @@ use crate::norm_noise::radius_quantile;
 use crate::projection::clean_radius;
 use crate::snap;
 use serde::Serialize;
+use sosdp_sampler::{ChainRule, MechanismSettings};
 
 /// The constants of the schedule (see docs/calibration.md).
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -100,6 +101,8 @@ pub enum StageMechanism {
         /// The bound's deviation term before the safety factor (what calibration measures
         /// errors against): the stage's accuracy is `min(safety * deviation + floor, radius)`.
         deviation: f64,
+        /// The chain's public start and length (MATH.md 4.7b).
+        chain: ChainRule,
     },
     /// The mean of the projected records plus norm noise (MATH.md 5.1, additive stages),
     /// snapped to a public grid ([`crate::snap`]): pure eps_j-DP without halving (up to the
@@ -187,16 +190,18 @@ fn plan(
         let eps_j = epsilon * ratio.powi(j as i32) / total;
         let k_star = 2.0 / eps_j * (d * (r / rho).max(1.0).ln() + (stages as f64 / beta).ln());
         let eta = eta0 + k_star / n;
-        let cm = (eta < 0.5).then(|| {
+        let cm = (eta < 0.5).then(|| -> Option<(f64, StageMechanism)> {
             let log_inv = (1.0 / eta).ln();
             let b = delta_n + r * r + eta * (1.0 + log_inv);
             let deviation = (eta * b).sqrt() + eta * b.sqrt() + eta * log_inv.sqrt();
+            let chain = MechanismSettings::new(eps_j, d as usize).ok()?.chain_rule();
             let mechanism = StageMechanism::Cm {
                 gamma: 1.0 + delta_n + r * r,
                 score_bound: k_star,
                 deviation,
+                chain,
             };
-            ((c.safety * deviation + floor).min(r), mechanism)
+            Some(((c.safety * deviation + floor).min(r), mechanism))
         });
         let projection_radius = r + spread;
         let noise_scale = 2.0 * projection_radius / (n * eps_j);
@@ -220,6 +225,7 @@ fn plan(
                 mechanism,
             )
         });
+        let cm = cm.flatten();
         let (next, mechanism) = match (cm, additive) {
             (Some(a), Some(b)) => {
                 if b.0 < a.0 {

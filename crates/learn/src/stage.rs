@@ -1,16 +1,17 @@
 //! One stage of a staged CM learner (MATH.md 5.1 and 5.3): the CM mechanism over the ball
 //! `B(c, r)` intersected with the CM domain ellipsoid `{theta : (theta - c)^T Gamma^{-1}
-//! (theta - c) <= 1}` (and, optionally, a further data-independent domain), started from the
-//! fast backend's anchor. The private mean runs it on the records, the Frobenius refinement on
-//! lifted points.
+//! (theta - c) <= 1}` (and, optionally, a further data-independent domain), started at the
+//! public centre `c` (MATH.md 4.7b: no chain starts at a point computed from the data; the
+//! score's minimiser is not computed). The private mean runs it on the records, the Frobenius
+//! refinement on lifted points.
 use crate::LearnError;
 use nalgebra::DMatrix;
 use rand::Rng;
 use sosdp_sampler::{
-    Ball, ConvexBody, Domain, Ellipsoid, Intersection, MechanismSettings, Progress, Release,
-    SamplerKind, Start, release,
+    Ball, Domain, Ellipsoid, Intersection, MechanismSettings, Progress, Release, SamplerKind,
+    Start, release,
 };
-use sosdp_score::{BallDomain, CertifiedMean, FastCm};
+use sosdp_score::{CertifiedMean, FastCm};
 
 /// The public parameters of a CM stage.
 pub struct CmStage<'a> {
@@ -27,7 +28,7 @@ pub struct CmStage<'a> {
 }
 
 /// Run the stage on `points` (one per row), within `extra` when given (whose constraint must
-/// hold at the centre).
+/// hold at the centre), from the public start `c`.
 pub fn run_cm_stage<R: Rng + ?Sized>(
     points: &DMatrix<f64>,
     stage: &CmStage,
@@ -44,21 +45,11 @@ pub fn run_cm_stage<R: Rng + ?Sized>(
     ];
     parts.extend(extra);
     let domain = Intersection::new(parts)?;
-    let anchor = oracle.minimise(Some(&BallDomain {
-        centre: stage.centre.to_vec(),
-        radius: stage.radius,
-    }))?;
-    // The anchor minimises over the ball; if a further domain excludes it, start at the centre.
-    let start = if domain.contains(&anchor.theta)? {
-        Start {
-            theta: anchor.theta,
-            score_upper: anchor.eval.upper,
-        }
-    } else {
-        Start {
-            theta: stage.centre.to_vec(),
-            score_upper: sosdp_score::ScoreOracle::evaluate(&oracle, stage.centre)?.upper,
-        }
+    // The public start: the centre, with the score's maximum as its (always valid) upper
+    // bound; the chain's first level index is decided exactly there.
+    let start = Start {
+        theta: stage.centre.to_vec(),
+        score_upper: sosdp_score::ScoreOracle::max_score(&oracle),
     };
     let mut settings = MechanismSettings::new(stage.epsilon, dim)?;
     settings.sampler = stage.sampler;

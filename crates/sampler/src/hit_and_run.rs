@@ -19,8 +19,11 @@ use rand_distr::{Distribution, StandardNormal};
 pub enum Directions {
     /// Uniform on the sphere.
     Isotropic,
-    /// `u = T g / |T g|` for a rounding matrix `T` (e.g. a Cholesky factor of the body's
-    /// covariance, see [`rounding_matrix`]).
+    /// With probability 1/2 `u = T g / |T g|` for a rounding matrix `T` (e.g. a Cholesky
+    /// factor of the body's covariance, see [`rounding_matrix`]), otherwise uniform on the
+    /// sphere: both laws are symmetric (`u` and `-u` equally likely), so each step keeps the
+    /// uniform law of the body invariant whatever `T` is, and a poor `T` (from too few or too
+    /// correlated pilot samples) can slow the chain by at most a factor of two.
     Rounded(DMatrix<f64>),
     /// A uniformly chosen coordinate axis.
     Coordinate,
@@ -36,6 +39,7 @@ impl Directions {
                 u
             }
             Directions::Isotropic => normalised(gaussian(dim, rng)),
+            Directions::Rounded(_) if rng.random::<bool>() => normalised(gaussian(dim, rng)),
             Directions::Rounded(t) => normalised(
                 (t * DVector::from_vec(gaussian(dim, rng)))
                     .as_slice()

@@ -47,7 +47,8 @@ pub use level_body::LineMove;
 pub use levels::Levels;
 pub use mala::{MalaRecord, MalaSettings};
 pub use mechanism::{
-    DirectionSetting, MechanismSettings, Release, ReleaseRecord, SamplerKind, Start, release,
+    ChainRule, DirectionSetting, MechanismSettings, Release, ReleaseRecord, SamplerKind, Start,
+    release,
 };
 pub use progress::Progress;
 pub use slice::SliceSettings;

@@ -3,15 +3,17 @@
 //! `pi(theta) ∝ exp(-(eps/2) s~(theta)) 1[theta in Theta]` (levels of [`crate::levels`]) and
 //! record what ran.
 //!
-//! The anchor (MATH.md 4.2) is computed by the caller (it is score specific, e.g.
-//! `sosdp_score::minimise_cm`): a point of `Theta` and an upper bound on its score. It only
-//! starts the chains and sets where the volume ladder ends; it never replaces the release.
-//! Any oracle failure is returned as an error, never answered with a data-dependent point.
+//! The start ([`Start`]) is given by the caller: for a private release a public point of
+//! `Theta` (the stage's centre, MATH.md 4.7b) with the score's maximum as its bound, so no
+//! chain starts at a point computed from the data; the slice and MALA paths decide its level
+//! index exactly. The layer-cake path (experiments only, `sosdp mechanism`) also uses the
+//! bound to end its volume ladder, and is given an anchor (MATH.md 4.2). The start never
+//! replaces the release.
 use crate::body::Domain;
 use crate::counted::{Counted, OracleCalls};
 use crate::error::SamplerError;
 use crate::harden::harden;
-use crate::hit_and_run::{ChainSettings, Directions, rounding_matrix, uniform_samples};
+use crate::hit_and_run::{ChainSettings, Directions, rounding_matrix};
 use crate::layer_cake::{self, LayerCakeRecord, LayerCakeSettings};
 use crate::level_body::LineMove;
 use crate::levels::Levels;
@@ -46,10 +48,13 @@ pub enum DirectionSetting {
     Isotropic,
     /// A uniformly chosen coordinate axis.
     Coordinate,
-    /// Learn a rounding matrix from this many pilot samples of the body at the typical level
-    /// (the anchor's level plus `d / eps'`).
+    /// A pilot of this many slice iterations with isotropic directions from the start (its
+    /// burn-in), then the rounding matrix of its second half's states
+    /// ([`crate::hit_and_run::rounding_matrix`]) for the counted chain, which continues from
+    /// the pilot's last state ([`Directions::Rounded`]: half the steps still isotropic).
+    /// Adaptation stops before the counted iterations, so they are a fixed kernel.
     Rounded {
-        /// Number of pilot samples.
+        /// Pilot iterations (the slice path's, whatever the path of the counted chain).
         pilot: usize,
     },
 }
@@ -86,10 +91,17 @@ pub struct MechanismSettings {
 }
 
 impl MechanismSettings {
-    /// Defaults for `epsilon` (validated) and a parameter of dimension `dim`: chain lengths
-    /// grow linearly with the dimension (docs/sampler.md: at d = 10 the slice path's level
-    /// trace has an autocorrelation time of about 10 iterations and 4 chains from the anchor
-    /// agree (R-hat < 1.02) after about 400 iterations).
+    /// Defaults for `epsilon` (validated) and a parameter of dimension `dim`. The chain length
+    /// rule (MATH.md 4.7b; docs/sampler.md, "Public starts and chain lengths"): from the
+    /// public start, a pilot of `20 d` slice iterations with isotropic directions (the burn-in:
+    /// it climbs from the start to the bulk) whose second half's covariance fixes rounded
+    /// directions ([`DirectionSetting::Rounded`], mixed half and half with isotropic ones),
+    /// then `40 d` counted slice iterations. Measured on the reference quadratic target
+    /// (`chain_length` example): from a start 5 typical radii out, the score's law and the
+    /// spread along the longest axis are right after 5-10 d counted iterations on bodies up to
+    /// 8:1 long or flat at d = 10 and 50; from a start at the mode an 8:1 body needs 20-40 d
+    /// counted iterations, where isotropic directions need more than `80 d`. Neither reaches a
+    /// 32:1 body's law within `100 d` (docs/sampler.md).
     pub fn new(epsilon: f64, dim: usize) -> Result<Self, SamplerError> {
         let d = dim.max(1);
         let settings = MechanismSettings {
@@ -108,7 +120,7 @@ impl MechanismSettings {
                 ..LayerCakeSettings::default()
             },
             mala: MalaSettings::for_dim(d),
-            directions: DirectionSetting::Isotropic,
+            directions: DirectionSetting::Rounded { pilot: 20 * d },
             line: LineMove::Shrinkage,
             level_grid: 1e-6,
             hardening: 1e-6,
@@ -116,6 +128,18 @@ impl MechanismSettings {
         };
         settings.validate()?;
         Ok(settings)
+    }
+
+    /// The chain-length rule these settings follow, for the public plan.
+    pub fn chain_rule(&self) -> ChainRule {
+        ChainRule {
+            start: "the stage's centre",
+            pilot_iterations: match self.directions {
+                DirectionSetting::Rounded { pilot } => pilot,
+                DirectionSetting::Isotropic | DirectionSetting::Coordinate => 0,
+            },
+            iterations: self.slice.iterations,
+        }
     }
 
     fn validate(&self) -> Result<(), SamplerError> {
@@ -160,12 +184,28 @@ impl MechanismSettings {
     }
 }
 
+/// The public chain-length rule of a release (MATH.md 4.7b): part of a learner's plan, a
+/// function of the dimension only ([`MechanismSettings::chain_rule`]).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct ChainRule {
+    /// The chain starts at the stage's centre, a public point.
+    pub start: &'static str,
+    /// Pilot slice iterations from the start with isotropic directions (the burn-in); their
+    /// second half fixes the rounded directions (0: no rounding).
+    pub pilot_iterations: usize,
+    /// Counted slice iterations after the pilot (the slice path; the MALA path runs its own
+    /// steps, [`MalaSettings`]).
+    pub iterations: usize,
+}
+
 /// The starting point: a point of `Theta` and an upper bound on its score.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Start {
-    /// The point, in `Theta`.
+    /// The point, in `Theta`: public for a private release (MATH.md 4.7b).
     pub theta: Vec<f64>,
-    /// An upper bound on the score at `theta` (a certified bracket's upper end).
+    /// An upper bound on the score at `theta`: the score's maximum
+    /// ([`ScoreOracle::max_score`], public) for a public start, or a certified bracket's upper
+    /// end.
     pub score_upper: f64,
 }
 
@@ -180,8 +220,9 @@ pub struct ReleaseRecord {
     pub backend: &'static str,
     /// The level grid's offset `kappa` ([`Levels::offset`]).
     pub level_offset: f64,
-    /// Upper bound on the anchor's score.
-    pub anchor_score: f64,
+    /// The start's score bound ([`Start::score_upper`]): the score's maximum for a public
+    /// start, an anchor's certified bound otherwise.
+    pub start_score_upper: f64,
     /// Index of the top level (`K_top = Theta`).
     pub top_index: i64,
     /// What the slice path did, when it ran.
@@ -257,42 +298,51 @@ pub fn release<O: ScoreOracle + Sync + ?Sized, D: Domain, R: Rng + ?Sized>(
         settings.line,
     );
     target.index_accuracy = settings.index_accuracy;
-    target.directions = match settings.directions {
-        DirectionSetting::Isotropic => Directions::Isotropic,
-        DirectionSetting::Coordinate => Directions::Coordinate,
+    // Rounded directions (MATH.md 4.7b a): a pilot slice chain from the start with isotropic
+    // directions; the covariance of its second half's states gives the rounding matrix, fixed
+    // before the counted chain, which continues from the pilot's last state.
+    let mut theta0 = start.theta.clone();
+    let mut index0 = levels.index(start.score_upper);
+    let mut rounding_pilot = 0;
+    match settings.directions {
+        DirectionSetting::Isotropic => {}
+        DirectionSetting::Coordinate => target.directions = Directions::Coordinate,
         DirectionSetting::Rounded { pilot } => {
-            let level = start.score_upper + dim as f64 / eps;
-            let chain = ChainSettings {
-                burn_in: 2 * dim,
-                thin: 2,
-            };
-            let samples = target.with_body(level, |body| {
-                uniform_samples(
-                    body,
-                    &Directions::Isotropic,
-                    &start.theta,
-                    pilot,
-                    &chain,
-                    rng,
-                )
-            })?;
-            rounding_matrix(&samples).map_or(Directions::Isotropic, Directions::Rounded)
-        }
-    };
-    let rounding_pilot = match (&target.directions, settings.directions) {
-        (Directions::Rounded(_), DirectionSetting::Rounded { pilot }) => pilot,
-        _ => 0,
-    };
-    let (mut theta, slice, layer_cake, mala) = match settings.sampler {
-        SamplerKind::Slice => {
-            let (theta, record) = slice::sample(
+            let mut states = Vec::with_capacity(pilot - pilot / 2);
+            let mut seen = 0;
+            let (end, record) = slice::sample_observed(
                 &target,
                 &start.theta,
-                levels.index(start.score_upper),
-                &settings.slice,
+                index0,
+                &SliceSettings {
+                    iterations: pilot,
+                    steps_per_iteration: 1,
+                },
                 rng,
-                progress,
+                &mut |p| {
+                    progress(Progress {
+                        phase: "rounding pilot",
+                        ..p
+                    })
+                },
+                &mut |theta| {
+                    seen += 1;
+                    if seen > pilot / 2 {
+                        states.push(theta.to_vec());
+                    }
+                },
             )?;
+            (theta0, index0) = (end, record.final_index);
+            if let Some(t) = rounding_matrix(&states) {
+                target.directions = Directions::Rounded(t);
+                rounding_pilot = pilot;
+            }
+        }
+    }
+    let (mut theta, slice, layer_cake, mala) = match settings.sampler {
+        SamplerKind::Slice => {
+            let (theta, record) =
+                slice::sample(&target, &theta0, index0, &settings.slice, rng, progress)?;
             (theta, Some(record), None, None)
         }
         SamplerKind::LayerCake => {
@@ -307,14 +357,8 @@ pub fn release<O: ScoreOracle + Sync + ?Sized, D: Domain, R: Rng + ?Sized>(
             (theta, None, Some(record), None)
         }
         SamplerKind::Mala => {
-            let (theta, record) = mala::sample(
-                &target,
-                &start.theta,
-                levels.index(start.score_upper),
-                &settings.mala,
-                rng,
-                progress,
-            )?;
+            let (theta, record) =
+                mala::sample(&target, &theta0, index0, &settings.mala, rng, progress)?;
             (theta, None, None, Some(record))
         }
     };
@@ -325,7 +369,7 @@ pub fn release<O: ScoreOracle + Sync + ?Sized, D: Domain, R: Rng + ?Sized>(
         epsilon_sampling: eps,
         backend: oracle.backend(),
         level_offset: levels.offset(),
-        anchor_score: start.score_upper,
+        start_score_upper: start.score_upper,
         top_index: target.top,
         slice,
         layer_cake,

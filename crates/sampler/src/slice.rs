@@ -46,6 +46,28 @@ pub fn sample<O: ScoreOracle + Sync + ?Sized, D: Domain, R: Rng + ?Sized>(
     rng: &mut R,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<(Vec<f64>, SliceRecord), SamplerError> {
+    sample_observed(
+        target,
+        start,
+        start_index,
+        settings,
+        rng,
+        progress,
+        &mut |_| {},
+    )
+}
+
+/// [`sample`], handing the state after each iteration to `observe` (a pilot chain's samples,
+/// [`crate::mechanism`]'s rounding).
+pub fn sample_observed<O: ScoreOracle + Sync + ?Sized, D: Domain, R: Rng + ?Sized>(
+    target: &Target<O, D>,
+    start: &[f64],
+    start_index: i64,
+    settings: &SliceSettings,
+    rng: &mut R,
+    progress: &mut dyn FnMut(Progress),
+    observe: &mut dyn FnMut(&[f64]),
+) -> Result<(Vec<f64>, SliceRecord), SamplerError> {
     let mut theta = start.to_vec();
     let mut trace = Vec::with_capacity(settings.iterations);
     // theta lies in K_i for the body i of the previous iteration.
@@ -60,6 +82,7 @@ pub fn sample<O: ScoreOracle + Sync + ?Sized, D: Domain, R: Rng + ?Sized>(
             settings.steps_per_iteration,
             rng,
         )?;
+        observe(&theta);
         progress(Progress {
             phase: "slice",
             done: it + 1,

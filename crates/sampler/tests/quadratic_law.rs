@@ -32,9 +32,10 @@
 //!     iteration) has about 1.05 d on this target (a simulation of its score chain, not part of
 //!     this file); one hit-and-run step per iteration is slower.
 //!
-//! Chains are `sosdp_sampler::release` with `MechanismSettings::new(1, d)` (slice path,
-//! `40 d` iterations, one shrinkage step each), started at the mode `mu` with anchor score 0,
-//! one seed per chain: 4000 releases at d = 10, 1000 at d = 50, so the KS test at level 0.01
+//! Chains are `sosdp_sampler::release` with `MechanismSettings::new(1, d)` (slice path: a
+//! `20 d` pilot, then `40 d` iterations with rounded directions, one shrinkage step each),
+//! started at the public point 0 with the score's maximum as its bound (MATH.md 4.7b), one
+//! seed per chain: 4000 releases at d = 10, 1000 at d = 50, so the KS test at level 0.01
 //! detects any deviation of the radial CDF above 1.63 / sqrt(4000) ≈ 0.026 (d = 10) and
 //! 0.052 (d = 50). Power, asserted: the same tests reject releases drawn with `eps = 1.3`
 //! (KS p ≈ 1e-186 at d = 10, 1e-234 at d = 50; coordinate moments 1e-30 and 1e-12) and releases
@@ -100,18 +101,18 @@ impl RoundedLaw {
     }
 }
 
-/// One release per seed: the final points and their offsets.
-fn releases(
+/// One release per seed from the public start `start` (its score bound the score's maximum,
+/// as a learner's stage starts at its centre): the final points and their offsets.
+fn releases_from(
     oracle: &QuadraticScore,
-    eps: f64,
+    settings: &MechanismSettings,
+    start: &[f64],
     seeds: std::ops::Range<u64>,
 ) -> Vec<(Vec<f64>, f64, usize)> {
-    let d = oracle.dim();
-    let domain = domain(d);
-    let settings = MechanismSettings::new(eps, d).unwrap();
+    let domain = domain(oracle.dim());
     let start = Start {
-        theta: mu(d),
-        score_upper: 0.0,
+        theta: start.to_vec(),
+        score_upper: oracle.max_score(),
     };
     seeds
         .map(|seed| {
@@ -119,12 +120,15 @@ fn releases(
                 oracle,
                 &domain,
                 &start,
-                &settings,
+                settings,
                 &mut rng(seed),
                 &mut |_: Progress| {},
             )
             .unwrap();
-            assert_eq!(out.record.slice.as_ref().unwrap().iterations, 40 * d);
+            assert_eq!(
+                out.record.slice.as_ref().unwrap().iterations,
+                settings.slice.iterations
+            );
             assert_eq!(out.record.oracle_calls.ties, 0);
             (
                 out.theta,
@@ -133,6 +137,19 @@ fn releases(
             )
         })
         .collect()
+}
+
+/// [`releases_from`] the domain's centre, the origin (`|mu| ≈ 2.7` away), with the default
+/// settings at `eps`.
+fn releases(
+    oracle: &QuadraticScore,
+    eps: f64,
+    seeds: std::ops::Range<u64>,
+) -> Vec<(Vec<f64>, f64, usize)> {
+    let d = oracle.dim();
+    let settings = MechanismSettings::new(eps, d).unwrap();
+    assert_eq!(settings.slice.iterations, 40 * d);
+    releases_from(oracle, &settings, &vec![0.0; d], seeds)
 }
 
 /// Two-sided normal tail `P(|Z| > |z|)` (erfc by Numerical Recipes' Chebyshev fit, relative
@@ -471,4 +488,107 @@ fn slice_chains_agree_d10() {
 #[test]
 fn slice_chains_agree_d50() {
     check_rhat(50);
+}
+
+/// Bonferroni-adjusted p-value of per-coordinate two-sample KS tests between `a` and `b`.
+fn coordinate_ks(a: &[(Vec<f64>, f64, usize)], b: &[(Vec<f64>, f64, usize)]) -> f64 {
+    let d = a[0].0.len();
+    (0..d)
+        .map(|k| {
+            let xa: Vec<f64> = a.iter().map(|r| r.0[k]).collect();
+            let xb: Vec<f64> = b.iter().map(|r| r.0[k]).collect();
+            common::ks_two_p(&xa, &xb)
+        })
+        .fold(1.0_f64, f64::min)
+        * d as f64
+}
+
+/// MATH.md 4.7b: releases from two public starts far apart, `mu -+ 25 e_0` (about 8 typical
+/// radii from the bulk on either side, inside `B(0, 40)`), have the same law, and each
+/// follows the exact one. 2000 releases per start at d = 10: the per-coordinate two-sample KS
+/// tests at level 0.01 / d detect a difference of marginal CDFs above about
+/// `1.95 sqrt(2 / 2000) ≈ 0.062`. Power, asserted: chains of `d` isotropic iterations from the
+/// same starts (too short to forget them) are rejected.
+#[test]
+fn releases_from_far_public_starts_agree_d10() {
+    let d = 10;
+    let oracle = oracle(d, A);
+    let settings = MechanismSettings::new(EPS, d).unwrap();
+    let start = |sign: f64| -> Vec<f64> {
+        let mut x = mu(d);
+        x[0] += sign * 25.0;
+        x
+    };
+    let (left, right) = (start(-1.0), start(1.0));
+    let a = releases_from(&oracle, &settings, &left, 0..2000);
+    let b = releases_from(&oracle, &settings, &right, 5000..7000);
+    let p = coordinate_ks(&a, &b);
+    let (ja, jb) = (judge(d, &a), judge(d, &b));
+    let mut short = settings.clone();
+    short.directions = sosdp_sampler::DirectionSetting::Isotropic;
+    short.slice.iterations = d;
+    let sa = releases_from(&oracle, &short, &left, 0..2000);
+    let sb = releases_from(&oracle, &short, &right, 5000..7000);
+    let p_short = coordinate_ks(&sa, &sb);
+    eprintln!(
+        "two starts 50 apart: coordinate KS p (Bonferroni) {p:.3}, exact-law KS p {:.3} / {:.3}, moments {:.3} / {:.3}; {d}-iteration chains: {p_short:.3e}",
+        ja.ks, jb.ks, ja.moments, jb.moments
+    );
+    assert!(p > 0.01, "the two starts' releases differ: p = {p}");
+    for v in [&ja, &jb] {
+        assert!(
+            v.ks > 0.01 && v.moments > 0.01,
+            "ks {} moments {}",
+            v.ks,
+            v.moments
+        );
+    }
+    assert!(p_short < 1e-6, "short chains not rejected: p = {p_short}");
+}
+
+/// MATH.md 4.7b: a level body 8 times longer along one axis (the shape records with a small
+/// spread along a direction give the CM score's bodies) still gets the exact law with the
+/// default chain rule: the probability integral transform of the score is uniform and the
+/// spread along the long axis has its exact mean (`E[s] / d` for `w = c_0 (theta_0 - mu_0)^2
+/// / 2`), 2000 releases at d = 10 from the public start 0. Power, asserted: the rule before
+/// public starts (40 d isotropic iterations, no pilot) leaves the long axis unexplored.
+#[test]
+fn an_elongated_body_keeps_the_exact_law_d10() {
+    let d = 10;
+    let mut curvature = vec![A; d];
+    curvature[0] = A / 64.0;
+    let oracle = QuadraticScore {
+        mu: mu(d),
+        curvature,
+        cap: N,
+    };
+    let eps = 0.5 * EPS;
+    let verdict = |draws: &[(Vec<f64>, f64, usize)]| {
+        let (mut pit, mut z) = (Vec::new(), 0.0);
+        for (theta, kappa, _) in draws {
+            let law = RoundedQuadraticLaw::new(d, eps, *kappa);
+            pit.push(law.cdf(oracle.quadratic(theta)));
+            let dd = d as f64;
+            let mean_w = law.moment(1) / dd;
+            let sd_w = (law.moment(2) * 3.0 / (dd * (dd + 2.0)) - mean_w * mean_w).sqrt();
+            let w = 0.5 * oracle.curvature[0] * (theta[0] - oracle.mu[0]).powi(2);
+            z += (w - mean_w) / sd_w;
+        }
+        let z = z / (draws.len() as f64).sqrt();
+        (ks_one_p(&pit, |u| u.clamp(0.0, 1.0)), z)
+    };
+    let settings = MechanismSettings::new(EPS, d).unwrap();
+    let (p, z) = verdict(&releases_from(&oracle, &settings, &vec![0.0; d], 0..2000));
+    let mut isotropic = settings.clone();
+    isotropic.directions = sosdp_sampler::DirectionSetting::Isotropic;
+    isotropic.slice.iterations = 40 * d;
+    let (p_iso, z_iso) = verdict(&releases_from(&oracle, &isotropic, &vec![0.0; d], 0..2000));
+    eprintln!(
+        "8:1 body, d = {d}: rounded rule KS p {p:.3}, long-axis spread z {z:+.2}; isotropic 40 d: KS p {p_iso:.3e}, z {z_iso:+.2}"
+    );
+    assert!(p > 0.01 && z.abs() < 3.0, "KS p {p}, spread z {z}");
+    assert!(
+        z_iso < -3.0,
+        "the isotropic chain was not rejected: z {z_iso}"
+    );
 }

@@ -149,13 +149,23 @@ fn mean(args: &MeanArgs) -> Result<(), CliError> {
     ])
     .map_err(|e| CliError::Invalid(e.to_string()))?;
     let oracle = FastCm::new(problem);
-    let anchor = oracle.minimise(Some(&BallDomain {
-        centre,
-        radius: args.radius,
-    }))?;
-    let start = Start {
-        theta: anchor.theta.clone(),
-        score_upper: anchor.eval.upper,
+    // Slice and MALA chains start at the public centre (MATH.md 4.7b); the layer-cake path
+    // (an experiment) needs the anchor's score to end its volume ladder.
+    let start = match settings.sampler {
+        SamplerKind::LayerCake => {
+            let anchor = oracle.minimise(Some(&BallDomain {
+                centre,
+                radius: args.radius,
+            }))?;
+            Start {
+                theta: anchor.theta,
+                score_upper: anchor.eval.upper,
+            }
+        }
+        SamplerKind::Slice | SamplerKind::Mala => Start {
+            score_upper: sosdp_score::ScoreOracle::max_score(&oracle),
+            theta: centre,
+        },
     };
     super::warn_if_seeded(args.seed);
     // Draw k's randomness: from `--seed` (an experiment), or from a 256-bit key drawn from the
