@@ -12,20 +12,31 @@
 //!    `(c c^T - c' c'^T) / m`, whose Frobenius norm is at most `sqrt(|c|^4 + |c'|^4) / m`
 //!    (both terms are positive semidefinite) `<= sqrt 2 lambda / m`. Pure `eps_j`-DP; the
 //!    stage's frame is a function of earlier releases, so the stages compose to `eps_pre`.
-//! 3. `nu_j` = the `1 - beta_pre / (2J)` quantile of `|N_j|_op`; `U_{j+1} = W_j^{-1} (S_j +
-//!    nu_j I) W_j^{-1} / (1 - b)`, symmetrised, eigenvalues clamped below at 1.
+//!    The release is snapped (MATH.md 4.6, [`crate::snap`], Mironov 2012): each `svec`
+//!    coordinate rounded to the grid `Lambda_j`, the smallest power of two `>= Delta_F / eps_j`,
+//!    and clamped into the public box `[-B_j, B_j]`, `B_j = lambda + t_j`, `t_j` the
+//!    `1 - beta_pre / (4J)` quantile of `|N_j|_F` (every `svec` coordinate of `Z_j` lies in
+//!    `[-lambda, lambda]`: `|c_k c_l| <= |c|^2 / 2` off the diagonal, times `sqrt 2`). The
+//!    snapping's privacy excess is `2^-49 B_j / Delta_F` relative (about `5e-11` at m = 25000;
+//!    a stage count whose excess reaches [`snap::MAX_EPSILON_EXCESS`], or outside the validity range `Delta_F / eps_j
+//!    < B_j < 2^46 Delta_F / eps_j`, is not planned).
+//! 3. `nu_j` = the `1 - beta_pre / (2J)` quantile of `|N_j|_op`, plus the rounding's worst case
+//!    `r_j = sqrt(D) Lambda_j / 2` (`|R|_op <= |R|_F`); `U_{j+1} = W_j^{-1} (S_j + (nu_j + r_j)
+//!    I) W_j^{-1} / (1 - b)`, symmetrised, eigenvalues clamped below at 1. On the event
+//!    `|N_j|_F <= t_j` no coordinate is clamped, so `S_j = Z_j + N_j + R_j`, `|R_j|_F <= r_j`.
 //!
 //! **Why it is a preconditioner.** Write `Sigma~ = W_j Sigma W_j ⪯ I`. On the planned event:
 //! - *lower side*: the clean pairs' clipped second moment is at least
 //!   `(1 - zeta - clip_bias) Sigma~` (sampling, clipping), an adversary holding a fraction
 //!   `eta_p` of the pairs removes at most `eta_p (1 + 2 log(1/eta_p)) Sigma~` (the largest
-//!   `eta_p` quantile of a chi-square with one degree of freedom), and `N_j + nu_j I ⪰ 0`, so
+//!   `eta_p` quantile of a chi-square with one degree of freedom), and `N_j + R_j + (nu_j +
+//!   r_j) I ⪰ 0`, so
 //!   `S_j + nu_j I ⪰ (1 - b) Sigma~` with `b = zeta + clip_bias + corruption_loss`: `U_{j+1} ⪰
 //!   Sigma`;
-//! - *upper side*: `Z_j ⪯ (1 + zeta) Sigma~ + eta_p lambda I` and `N_j + nu_j I ⪯ 2 nu_j I`,
-//!   so `U_{j+1} ⪯ ((1 + zeta) Sigma + (eta_p lambda + 2 nu_j) U_j) / (1 - b)` and, with
-//!   `U_j ⪯ kappa_j Sigma`, `kappa_{j+1} = (1 + zeta)/(1 - b) + rho_j kappa_j`,
-//!   `rho_j = (eta_p lambda + 2 nu_j) / (1 - b)`, `kappa_0 = K`.
+//! - *upper side*: `Z_j ⪯ (1 + zeta) Sigma~ + eta_p lambda I` and `N_j + R_j + (nu_j + r_j) I ⪯
+//!   2 (nu_j + r_j) I`, so `U_{j+1} ⪯ ((1 + zeta) Sigma + (eta_p lambda + 2 (nu_j + r_j)) U_j) /
+//!   (1 - b)` and, with `U_j ⪯ kappa_j Sigma`, `kappa_{j+1} = (1 + zeta)/(1 - b) + rho_j
+//!   kappa_j`, `rho_j = (eta_p lambda + 2 (nu_j + r_j)) / (1 - b)`, `kappa_0 = K`.
 //!
 //! `zeta = 2 delta + delta^2`, `delta = sqrt(d/m) + sqrt(2 log(4J / beta_pre) / m)` (the
 //! Gaussian sample-covariance deviation), `clip_bias = P(chi^2_{d+2} > lambda)` (the second
@@ -35,8 +46,10 @@
 //! preconditioner tolerates at this `n`, or `n` is too small.
 use crate::LearnError;
 use crate::frobenius_noise::{self, QuantileSettings, operator_norm_quantile};
+use crate::norm_noise::radius_quantile;
 use crate::projection::project_rows;
 use crate::release::StageRelease;
+use crate::snap;
 use crate::special::{chi_square_quantile, chi_square_upper};
 use crate::symmetric::{matrix_of, spd_power, svec_of};
 use nalgebra::DMatrix;
@@ -62,10 +75,11 @@ pub struct PreconditionerSettings {
     /// A fixed number of stages. `None` (the default): among the counts whose `kappa_J` is
     /// within a factor `1 + stage_tolerance` of the smallest, the plan takes the largest (the
     /// worst case is flat there while the realised condition number keeps falling with more
-    /// stages: at d = 10, m = 25000, eps_pre = 1, K = 100, J = 2..4 have kappa_J 8.9, 9.2, 12.6
-    /// and realised condition numbers of 2.2-3.0, 1.7-2.0, 1.6-1.8 over five seeds).
+    /// stages: at d = 10, m = 25000, eps_pre = 1, K = 100, with snapped releases, J = 2..4
+    /// have kappa_J 9.9, 11.7, 15.6 and realised condition numbers of 2.4-3.3, 2.1-2.5,
+    /// 1.7-2.2 over five seeds).
     pub stages: Option<usize>,
-    /// See `stages` (default 0.1).
+    /// See `stages` (default 0.25).
     pub stage_tolerance: f64,
     /// How the noise's operator-norm quantiles are computed.
     pub quantiles: QuantileSettings,
@@ -77,7 +91,7 @@ impl Default for PreconditionerSettings {
             clip_probability: 0.99,
             max_stages: 8,
             stages: None,
-            stage_tolerance: 0.1,
+            stage_tolerance: 0.25,
             quantiles: QuantileSettings::default(),
         }
     }
@@ -92,7 +106,14 @@ pub struct PreconditionerStage {
     pub noise_scale: f64,
     /// `nu_j`: `|N_j|_op <= nu_j` with probability `1 - beta_pre / (2J)`.
     pub nu: f64,
-    /// `rho_j = (eta_p lambda + 2 nu_j) / (1 - b)`.
+    /// The release's grid `Lambda_j`: the smallest power of two `>= noise_scale`.
+    pub grid: f64,
+    /// `r_j = sqrt(D) Lambda_j / 2`: how far snapping can move the release (Frobenius).
+    pub rounding: f64,
+    /// The half-width `B_j = lambda + t_j` of the public box every `svec` coordinate of the
+    /// release is clamped into (`t_j`: `|N_j|_F <= t_j` with probability `1 - beta_pre / (4J)`).
+    pub box_half_width: f64,
+    /// `rho_j = (eta_p lambda + 2 (nu_j + r_j)) / (1 - b)`.
     pub contraction: f64,
     /// `kappa_{j+1}`: `Sigma ⪯ U_{j+1} ⪯ kappa_{j+1} Sigma` on the planned event.
     pub kappa: f64,
@@ -146,6 +167,7 @@ impl PreconditionerPlan {
         let lambda = chi_square_quantile(df, settings.clip_probability);
         let sensitivity = std::f64::consts::SQRT_2 * lambda / mf;
         let clip_bias = chi_square_upper(df + 2.0, lambda);
+        let svec_dim = d * (d + 1) / 2;
         let most = settings.max_stages.max(1);
         // The unit-scale operator-norm quantile of each stage count's noise (independent of the
         // corruption, so computed once per stage count).
@@ -168,7 +190,15 @@ impl PreconditionerPlan {
             let eps_j = epsilon / j;
             let noise_scale = sensitivity / eps_j;
             let nu = noise_scale * quantiles[stages - 1];
-            let contraction = (eta * lambda + 2.0 * nu) / (1.0 - slack);
+            let grid = snap::grid(noise_scale);
+            let rounding = snap::rounding_bound(grid, svec_dim);
+            let box_half_width = lambda + radius_quantile(svec_dim, noise_scale, beta / (4.0 * j));
+            if !snap::in_validity_range(noise_scale, box_half_width)
+                || snap::epsilon_excess(box_half_width, sensitivity) >= snap::MAX_EPSILON_EXCESS
+            {
+                return None;
+            }
+            let contraction = (eta * lambda + 2.0 * (nu + rounding)) / (1.0 - slack);
             if contraction >= 1.0 {
                 return None;
             }
@@ -180,6 +210,9 @@ impl PreconditionerPlan {
                         epsilon: eps_j,
                         noise_scale,
                         nu,
+                        grid,
+                        rounding,
+                        box_half_width,
                         contraction,
                         kappa: k,
                     }
@@ -243,19 +276,22 @@ impl PreconditionerPlan {
         let mut releases = Vec::with_capacity(self.stages.len());
         for (j, stage) in self.stages.iter().enumerate() {
             let w = spd_power(&frame, -0.5);
-            let released = clipped_second_moment(x, &w, self.lambda)
+            let noisy = clipped_second_moment(x, &w, self.lambda)
                 + frobenius_noise::sample(d, stage.noise_scale, rng);
-            frame = self.next_frame(&frame, &released, stage);
+            let mut release = svec_of(&noisy);
+            let centre = vec![0.0; release.len()];
+            snap::snap(&mut release, &centre, stage.box_half_width, stage.grid);
+            frame = self.next_frame(&frame, &matrix_of(&release), stage);
             releases.push(StageRelease {
                 step: format!("preconditioner {} (S_j, in the frame of U_j)", j + 1),
-                release: svec_of(&released),
+                release,
             });
         }
         (frame, releases)
     }
 
-    /// Step 3: `U_{j+1} = U_j^{1/2} (S_j + nu_j I) U_j^{1/2} / (1 - b)`, symmetrised, eigenvalues
-    /// clamped below at 1.
+    /// Step 3: `U_{j+1} = U_j^{1/2} (S_j + (nu_j + r_j) I) U_j^{1/2} / (1 - b)`, symmetrised,
+    /// eigenvalues clamped below at 1.
     fn next_frame(
         &self,
         frame: &DMatrix<f64>,
@@ -265,7 +301,8 @@ impl PreconditionerPlan {
         let d = frame.nrows();
         let w_inv = spd_power(frame, 0.5);
         let next =
-            &w_inv * (released + DMatrix::identity(d, d) * stage.nu) * &w_inv / (1.0 - self.slack);
+            &w_inv * (released + DMatrix::identity(d, d) * (stage.nu + stage.rounding)) * &w_inv
+                / (1.0 - self.slack);
         let eig = (0.5 * (&next + next.transpose())).symmetric_eigen();
         &eig.eigenvectors
             * DMatrix::from_diagonal(&eig.eigenvalues.map(|v| v.max(1.0)))

@@ -205,7 +205,9 @@ fn plan(
         });
         let projection_radius = r + spread;
         let noise_scale = 2.0 * projection_radius / (n * eps_j);
-        let additive = (additive && snap::in_validity_range(noise_scale, r)).then(|| {
+        let snappable = snap::in_validity_range(noise_scale, r)
+            && snap::epsilon_excess(r, 2.0 * projection_radius / n) < snap::MAX_EPSILON_EXCESS;
+        let additive = (additive && snappable).then(|| {
             let noise_bound = radius_quantile(d as usize, noise_scale, 0.5 * beta_j);
             let corruption_bias = 2.0 * eta0 * projection_radius;
             let sampling =

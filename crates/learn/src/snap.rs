@@ -47,6 +47,10 @@ pub fn in_validity_range(scale: f64, half_width: f64) -> bool {
     scale < half_width && half_width < 2f64.powi(46) * scale
 }
 
+/// The largest relative privacy excess ([`epsilon_excess`]) a planned snapped release may
+/// carry: a stage whose excess would reach it is not planned (MATH.md 4.6).
+pub const MAX_EPSILON_EXCESS: f64 = 1e-6;
+
 /// The relative privacy excess `2^-49 B / Delta` of snapping with a box of half-width
 /// `half_width` around a statistic of sensitivity `sensitivity` (Mironov 2012, Theorem 1).
 pub fn epsilon_excess(half_width: f64, sensitivity: f64) -> f64 {

@@ -352,3 +352,58 @@ fn condition_number_at_d10() {
         "one stage should not reach 2.5 ({single_good} of 5)"
     );
 }
+
+/// MATH.md 4.6: every number a preconditioner stage releases is a multiple of its grid
+/// `Lambda_j` (the smallest power of two at or above the noise scale: no bits below it) inside
+/// the public box `[-B_j, B_j]` widened to grid points, and the frame is recomputed from the
+/// snapped releases alone. Non-vacuity: the unsnapped value of the same stage (the clipped
+/// second moment plus noise, as released before snapping) has coordinates off the grid.
+#[test]
+fn releases_are_snapped_to_their_grid() {
+    let (n, d) = (20_000, 3);
+    let plan = PreconditionerPlan::new(
+        n / 2,
+        d,
+        100.0,
+        1.0,
+        0.05,
+        0.0,
+        &PreconditionerSettings::default(),
+    )
+    .expect("a plan");
+    let mut rng = StdRng::seed_from_u64(9);
+    let (_, half) = covariance(&mut rng, d, 20.0);
+    let x = pairs(&mut rng, n, &half, &|_| {});
+    let (frame, releases) = plan.release(&x, &mut rng);
+    assert_eq!(releases.len(), plan.stages.len());
+    for (stage, release) in plan.stages.iter().zip(&releases) {
+        assert!(stage.grid >= stage.noise_scale && stage.grid / 2.0 < stage.noise_scale);
+        assert_eq!(stage.grid.log2().fract(), 0.0, "a power of two");
+        let edge = stage.grid * (stage.box_half_width / stage.grid).ceil();
+        for v in &release.release {
+            assert_eq!(
+                (v / stage.grid).fract(),
+                0.0,
+                "{v} is not a multiple of {}",
+                stage.grid
+            );
+            assert!(v.abs() <= edge, "{v} outside the box +-{edge}");
+        }
+    }
+    let recomputed = plan.frame_from_releases(
+        &releases
+            .iter()
+            .map(|r| r.release.clone())
+            .collect::<Vec<_>>(),
+    );
+    assert_eq!(recomputed, frame);
+    // The unsnapped first stage: the same statistic plus noise of the same scale.
+    let w = spd_power(&(DMatrix::identity(d, d) * plan.prior), -0.5);
+    let raw = clipped_second_moment(&x, &w, plan.lambda)
+        + frobenius_noise::sample(d, plan.stages[0].noise_scale, &mut rng);
+    let grid = plan.stages[0].grid;
+    assert!(
+        raw.iter().any(|v| (v / grid).fract() != 0.0),
+        "the unsnapped release should be off the grid {grid}"
+    );
+}
