@@ -7,6 +7,13 @@
 use crate::common::{ks_one, ks_p_value};
 use sosdp::learn::special::{chi_square_quantile, chi_square_upper, ln_gamma};
 
+/// The laws of the additive stages (tests/privacy_learners.rs).
+#[allow(dead_code)]
+pub mod noise;
+/// Two-dimensional CM laws (tests/privacy.rs at d = 2).
+#[allow(dead_code)]
+pub mod plane;
+
 /// `P(chi2_df(lambda) > x)` for the non-central chi-square (Poisson mixture of central ones).
 pub fn noncentral_chi2_sf(x: f64, df: f64, lambda: f64) -> f64 {
     let mu = 0.5 * lambda;

@@ -37,6 +37,7 @@ use crate::stage::{CmStage, run_cm_stage};
 use crate::symmetric::{matrix_of, spd_power, svec_of};
 use crate::{LearnError, check_data};
 use nalgebra::DMatrix;
+use rand::Rng;
 use serde::Serialize;
 use sosdp_oracle::svec::svec;
 use sosdp_sampler::{Progress, Spectrahedron};
@@ -62,6 +63,20 @@ pub fn pair(data: &DMatrix<f64>, radius: f64) -> DMatrix<f64> {
         }
     }
     out
+}
+
+/// The fit's first steps: the pairs of `data` in a random (data-independent) order, so that a
+/// sorted or grouped file still gives i.i.d. differences, then the staged preconditioner on
+/// them: the pairs, the frame `U_J` and the stage releases.
+fn precondition<R: Rng + ?Sized>(
+    data: &DMatrix<f64>,
+    plan: &CovariancePlan,
+    rng: &mut R,
+) -> (DMatrix<f64>, DMatrix<f64>, Vec<StageRelease>) {
+    let order = rand::seq::index::sample(rng, data.nrows(), data.nrows()).into_vec();
+    let x = pair(&data.select_rows(order.iter()), plan.pair_radius);
+    let (frame, releases) = plan.preconditioner.release(&x, rng);
+    (x, frame, releases)
 }
 
 /// Lower edge of the refinement's band for an operator bound `s` and a guaranteed smallest
@@ -336,6 +351,25 @@ impl PrivateCovariance {
         })
     }
 
+    /// The preconditioner's part of a fit, for tests of its stages' privacy
+    /// (tests/privacy_learners.rs): exactly the first steps of [`Learner::fit`] on `data` (the
+    /// checks, the public plan, the seeded randomness, the shuffle, the pairing and the staged
+    /// release of [`PreconditionerPlan::release`]) without the refinement. Returns the frame
+    /// `U_J` and the stage releases `S_j`, the same as the first entries of the fit's
+    /// `stage_releases` for the same seed; each is an eps-share release covered by the
+    /// guarantee, and `U_J` is computed from them.
+    pub fn preconditioner_release(
+        &self,
+        data: &DMatrix<f64>,
+    ) -> Result<(DMatrix<f64>, Vec<StageRelease>), LearnError> {
+        self.validate()?;
+        check_data(data)?;
+        let plan = self.plan(data.nrows(), data.ncols())?;
+        let mut rng = seeded_rng(self.privacy.seed)?;
+        let (_, frame, releases) = precondition(data, &plan, &mut rng);
+        Ok((frame, releases))
+    }
+
     /// The assumptions every covariance bound rests on.
     pub fn assumptions(&self) -> Vec<String> {
         vec![
@@ -482,15 +516,11 @@ impl Learner for PrivateCovariance {
         let plan = self.plan(data.nrows(), d)?;
         let clock = Instant::now();
         let mut rng = seeded_rng(self.privacy.seed)?;
-        // Pairs of rows in a random (data-independent) order, so that a sorted or grouped file
-        // still gives i.i.d. differences.
-        let order = rand::seq::index::sample(&mut rng, data.nrows(), data.nrows()).into_vec();
-        let x = pair(&data.select_rows(order.iter()), plan.pair_radius);
         let mut diagnostics = Diagnostics::default();
         let mut stage_releases = Vec::with_capacity(1 + plan.refinement.len());
 
         // Preconditioner: the staged additive release; the refinement starts in its frame.
-        let (frame, releases) = plan.preconditioner.release(&x, &mut rng);
+        let (x, frame, releases) = precondition(data, &plan, &mut rng);
         let mut sigma = frame / plan.frame_scale;
         stage_releases.extend(releases);
 

@@ -119,8 +119,11 @@ impl PrivateGaussian {
         self
     }
 
-    /// The covariance step: `(1 - mean share) eps`, `beta / 2`, the same seed.
-    fn covariance_learner(&self) -> PrivateCovariance {
+    /// The covariance step: `(1 - mean share) eps`, `beta / 2`, the same seed, the
+    /// preconditioner's share rescaled so that it spends `preconditioner_share * eps`. A fit runs
+    /// exactly this learner first (its plan is [`GaussianPlan::covariance`], its releases the
+    /// first entries of the fit's `stage_releases`); public for tests of the stages' privacy.
+    pub fn covariance_learner(&self) -> PrivateCovariance {
         let privacy = Privacy {
             epsilon: (1.0 - self.settings.mean_share) * self.privacy.epsilon,
             beta: self.privacy.beta / 2.0,
