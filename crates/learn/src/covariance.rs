@@ -40,7 +40,7 @@ use nalgebra::DMatrix;
 use rand::Rng;
 use serde::Serialize;
 use sosdp_oracle::svec::svec;
-use sosdp_sampler::{Progress, Spectrahedron};
+use sosdp_sampler::{ChainRule, MechanismSettings, Progress, Spectrahedron};
 use std::time::Instant;
 
 /// `x_i = (y_{2i} - y_{2i-1}) / sqrt 2` for consecutive pairs of rows (an odd last row is
@@ -220,6 +220,8 @@ pub struct RefinementPlan {
     pub gamma: f64,
     /// The score bound `k*_j` of the release (Lemma 2.1).
     pub score_bound: f64,
+    /// The chain's public start and length (MATH.md 4.7b).
+    pub chain: ChainRule,
     /// The stage's accuracy `r_{j+1}`.
     pub accuracy: f64,
     /// The whitened pairs are projected onto `B(0, projection_radius)` before they are lifted:
@@ -316,6 +318,7 @@ impl PrivateCovariance {
                 lower_eigenvalue: l,
                 gamma: 2.0 * (1.0 + s).powi(2) + r * r + delta,
                 score_bound: k,
+                chain: MechanismSettings::new(eps_j, dim as usize)?.chain_rule(),
                 accuracy: next,
                 projection_radius: (1.0 + s).sqrt() * pair_radius / self.kappa.sqrt(),
             });
