@@ -304,35 +304,27 @@ fn frame_dominates_the_covariance() {
     );
 }
 
+/// The plan for `n` records (`n / 2` pairs) in dimension `d` with K = 100, eps_pre = 1,
+/// beta = 0.05 and no corruption.
+fn clean_plan(n: usize, d: usize, settings: &PreconditionerSettings) -> PreconditionerPlan {
+    PreconditionerPlan::new(n / 2, d, 100.0, 1.0, 0.05, 0.0, settings).expect("a plan")
+}
+
 /// The realised condition number of `Sigma` in `U_J` at d = 10, n = 50000, eps_pre = 1, K = 100
 /// (a rotated covariance with condition number 50) is at most 2.5 in at least 4 of 5 seeds; a
 /// single stage (the same eps, `J = 1`) does not get there.
 #[test]
 fn condition_number_at_d10() {
     let (n, d) = (50_000, 10);
-    let plan = PreconditionerPlan::new(
-        n / 2,
+    let plan = clean_plan(n, d, &PreconditionerSettings::default());
+    let single = clean_plan(
+        n,
         d,
-        100.0,
-        1.0,
-        0.05,
-        0.0,
-        &PreconditionerSettings::default(),
-    )
-    .expect("a plan");
-    let single = PreconditionerPlan::new(
-        n / 2,
-        d,
-        100.0,
-        1.0,
-        0.05,
-        0.0,
         &PreconditionerSettings {
             stages: Some(1),
             ..Default::default()
         },
-    )
-    .expect("a one-stage plan");
+    );
     let (mut good, mut single_good) = (0, 0);
     for seed in 0..5u64 {
         let mut rng = StdRng::seed_from_u64(100 + seed);
@@ -361,16 +353,7 @@ fn condition_number_at_d10() {
 #[test]
 fn releases_are_snapped_to_their_grid() {
     let (n, d) = (20_000, 3);
-    let plan = PreconditionerPlan::new(
-        n / 2,
-        d,
-        100.0,
-        1.0,
-        0.05,
-        0.0,
-        &PreconditionerSettings::default(),
-    )
-    .expect("a plan");
+    let plan = clean_plan(n, d, &PreconditionerSettings::default());
     let mut rng = StdRng::seed_from_u64(9);
     let (_, half) = covariance(&mut rng, d, 20.0);
     let x = pairs(&mut rng, n, &half, &|_| {});
