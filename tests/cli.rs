@@ -1401,3 +1401,80 @@ fn a_seed_is_warned_about_on_stderr() {
         "not finite",
     );
 }
+
+/// Progress on stderr (not a terminal here) names the stage as `i/J` and carries public
+/// iteration counts only, never times; the plan states each CM stage's public chain rule
+/// (MATH.md 4.7b: the start, a `20 d` pilot and `40 d` counted iterations at d = 10).
+#[test]
+fn progress_lines_carry_public_counts_and_the_plan_states_the_chain_rule() {
+    let dir = TempDir::new("progress");
+    let rows: String = (0..400)
+        .map(|i| {
+            (0..10)
+                .map(|k| format!("{:.4}", (((i * 37 + k * 11) % 101) as f64 / 50.0 - 1.0)))
+                .collect::<Vec<_>>()
+                .join(",")
+                + "\n"
+        })
+        .collect();
+    let data = dir.file("x.csv", &rows);
+    let out = sosdp(&[
+        "mean",
+        "--input",
+        &data,
+        "--epsilon",
+        "4",
+        "--radius",
+        "1",
+        "--seed",
+        "3",
+    ]);
+    let v = json(&out);
+    let stages = v["plan"]["stages"].as_array().unwrap();
+    let cm: Vec<&serde_json::Value> = stages
+        .iter()
+        .filter(|s| s["mechanism"]["kind"] == "cm")
+        .collect();
+    assert!(
+        !cm.is_empty(),
+        "the plan should have a CM stage: {stages:?}"
+    );
+    for s in &cm {
+        let chain = &s["mechanism"]["chain"];
+        assert_eq!(chain["pilot_iterations"].as_u64(), Some(200), "{chain}");
+        assert_eq!(chain["iterations"].as_u64(), Some(400), "{chain}");
+        assert!(
+            chain["start"]
+                .as_str()
+                .is_some_and(|s| s.contains("centre"))
+        );
+    }
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let progress: Vec<&str> = stderr
+        .lines()
+        .filter(|l| !l.starts_with("warning: --seed"))
+        .collect();
+    assert!(
+        progress.iter().any(|l| l.contains("slice")),
+        "expected slice progress lines: {stderr}"
+    );
+    let j = stages.len();
+    for line in &progress {
+        let words: Vec<&str> = line.split(' ').collect();
+        let counts = |w: &str| {
+            w.split_once('/')
+                .is_some_and(|(a, b)| a.parse::<usize>().is_ok() && b.parse::<usize>().is_ok())
+        };
+        assert!(
+            words.len() >= 4
+                && words[0] == "stage"
+                && words[1].ends_with(&format!("/{j}"))
+                && counts(words[1])
+                && counts(words[words.len() - 1])
+                && words[2..words.len() - 1]
+                    .iter()
+                    .all(|w| w.chars().all(|c| c.is_ascii_lowercase() || c == '-')),
+            "not a public progress line: {line:?}"
+        );
+    }
+}

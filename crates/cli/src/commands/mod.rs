@@ -10,7 +10,7 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 use sosdp_learn::io::{Header, read_matrix};
-use sosdp_learn::{Estimate, Fit, Learner, Privacy};
+use sosdp_learn::{Estimate, Fit, Learner, Plan, Privacy};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -88,7 +88,8 @@ impl LearnerArgs {
 /// Run a learner command: validate the settings and check that `--out` can be written (no data
 /// read), read the data (`--header` says whether the first line is a header), warn on stderr if
 /// `--seed` is given, fit with a progress spinner labelled `step` (stage or step number), then
-/// emit the release ([`emit_fit`]).
+/// emit the release ([`emit_fit`]). Progress lines read `step i/J phase done/total`: public
+/// counts only.
 pub fn run_learner<L: Learner>(
     args: &LearnerArgs,
     step: &str,
@@ -104,11 +105,22 @@ pub fn run_learner<L: Learner>(
     }
     let data = read_matrix(&args.input, Header::data(args.header))?;
     warn_if_seeded(args.seed);
+    // The number of steps of the public plan, for "stage i/J" (a plan the fit would refuse is
+    // refused by the fit itself, with its message).
+    let steps = learner
+        .plan(data.nrows(), data.ncols())
+        .map_or(0, |plan| plan.steps());
     let bar = progress_bar();
     let mut log = PlainProgress::default();
     let fit = learner
         .fit_with_progress(&data, &mut |k, p| {
-            let message = format!("{step} {} {} {}/{}", k + 1, p.phase, p.done, p.total);
+            let message = format!(
+                "{step} {}/{steps} {} {}/{}",
+                k + 1,
+                p.phase,
+                p.done,
+                p.total
+            );
             if bar.is_hidden() && log.due(k, p.phase, p.done, p.total) {
                 eprintln!("{message}");
             }
