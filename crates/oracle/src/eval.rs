@@ -26,6 +26,14 @@ impl ScoreEval {
         }
     }
 
+    /// The always-valid bracket `[0, n]` (`n` the score's maximum,
+    /// [`ScoreOracle::max_score`](crate::ScoreOracle::max_score)): every score of the trait
+    /// takes its values there, so it certifies any point without a solve. It is what an
+    /// evaluation that failed is worth (MATH.md 4.7); its value is its upper end.
+    pub fn unknown(n: f64) -> Self {
+        ScoreEval::bracketed(n, 0.0, n)
+    }
+
     /// Build from a solver value and certified bounds; the value is clamped into the bracket.
     pub fn bracketed(value: f64, lower: f64, upper: f64) -> Self {
         let value = if value.is_finite() {

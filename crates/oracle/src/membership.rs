@@ -19,7 +19,13 @@
 //! each level. With the random level offset (MATH.md 4.1) a bracket of width `w` contains
 //! the level with probability about `w` per query, so refinements are rare and ties rarer.
 //!
-//! The algorithm is [`decide`](crate::decide)(crate::decide); chord ends are located by bisection on its
+//! **Failures.** A question the oracle fails to answer (an error from a solver) is answered
+//! from the always-valid bracket `[0, n]` by the same rules ([`Decision::unknown`], MATH.md
+//! 4.7): the tie rule answers YES at every level in `[0, n)`. The sampler's oracle wrapper
+//! does so for every call of a release (`sosdp_sampler::counted`), so that whether a release
+//! happens never depends on the data.
+//!
+//! The algorithm is [`decide`](crate::decide); chord ends are located by bisection on its
 //! answers ([`chord_by_bisection`](crate::chord_by_bisection)).
 use crate::eval::ScoreEval;
 
@@ -78,6 +84,25 @@ pub struct Decision {
     /// The bracket still contained the level at the floor (or could not be tightened), and
     /// the tie rule answered YES.
     pub tie: bool,
+}
+
+impl Decision {
+    /// The decision from the always-valid bracket `[0, n]` ([`ScoreEval::unknown`]), for a
+    /// question the oracle failed to answer (MATH.md 4.7): NO at a level below 0, YES at a
+    /// level at or above `n`, and between them the bracket contains the level and cannot be
+    /// tightened, so the tie rule answers YES. It is the answer [`decide`](crate::decide)
+    /// would give from that bracket, and also the tie rule's answer when a refinement fails
+    /// after a first bracket that contained the level (that bracket cannot be tightened).
+    pub fn unknown(level: f64, n: f64) -> Self {
+        let eval = ScoreEval::unknown(n);
+        let decided = member_from_bracket(&eval, level);
+        Decision {
+            member: decided.unwrap_or(true),
+            eval,
+            refinements: 0,
+            tie: decided.is_none(),
+        }
+    }
 }
 
 /// The answer a certified bracket carries at `level`: YES when `upper <= level`, NO when

@@ -1,6 +1,28 @@
-//! An oracle wrapper that counts calls and their time, for the release record.
+//! The oracle as a release sees it ([`Counted`]): every answer total, every call counted
+//! and timed for the release record's diagnostics.
+//!
+//! **Totality** (MATH.md 4.7, 7). Once the data are read, every path must end in a release:
+//! whether an error occurs would itself be a data-dependent output. So a call whose
+//! arguments are valid (a finite point of the oracle's dimension; for a chord, the checks of
+//! [`check_chord_args`]) never fails here. When the wrapped oracle returns an error (e.g. a
+//! solver that fails), the answer comes from the always-valid bracket `[0, n]`
+//! ([`ScoreEval::unknown`], `n` = [`ScoreOracle::max_score`]; every score of the trait takes
+//! its values there: CM lies in `[0, n]`, SP in `[0, n max(1, (1 - gamma) / lambda)]`, its
+//! `max_score`) by the existing rules:
+//! - an evaluation is that bracket (a level index from it decides the levels it contains,
+//!   [`crate::target::Target::index_by_evaluation`]);
+//! - a membership decision is [`Decision::unknown`]: YES at every level in `[0, n)` by the tie
+//!   rule (the bracket contains the level and cannot be tightened), as at the tie band;
+//! - a chord is located by bisection on these decisions ([`chord_by_bisection`]).
+//!
+//! Such answers are counted ([`OracleCalls::failed`]; with the tie rule's, in
+//! [`OracleCalls::ties`]); they are diagnostics, never part of a release. Invalid arguments
+//! are still errors: they are programming errors, found before any data-dependent work.
 use serde::Serialize;
-use sosdp_oracle::{Chord, Decision, Refinement, ScoreError, ScoreEval, ScoreOracle};
+use sosdp_oracle::{
+    Chord, Decision, Refinement, ScoreError, ScoreEval, ScoreOracle, check_chord_args,
+    chord_by_bisection,
+};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::Instant;
 
@@ -18,13 +40,18 @@ pub struct OracleCalls {
     /// Tighter brackets asked for by those refinements (solves beyond the first).
     pub refinements: usize,
     /// Decisions made by the tie rule (the bracket still contained the level at the floor or
-    /// could not be tightened): the only answers that may depend on the oracle's state.
+    /// could not be tightened, or the oracle failed): the only answers that may depend on the
+    /// oracle's state.
     pub ties: usize,
+    /// Calls the wrapped oracle failed to answer, answered from the always-valid bracket
+    /// `[0, n]` instead (module doc).
+    pub failed: usize,
     /// Level indices found by one evaluation whose bracket contained a grid level, settled by
     /// membership decisions (counted above; [`crate::target::Target::index_by_evaluation`]).
     /// Filled in by the mechanism from its target; 0 from [`Counted::calls`].
     pub straddled_indices: usize,
-    /// Chord queries ([`ScoreOracle::chord`]).
+    /// Chord queries ([`ScoreOracle::chord`]); a failed one is located by bisection on
+    /// membership decisions, counted above too.
     pub chords: usize,
     /// Oracle solves (or membership queries) spent inside chords.
     pub chord_queries: usize,
@@ -36,7 +63,7 @@ pub struct OracleCalls {
     pub chord_s: f64,
 }
 
-/// `oracle`, counting its calls.
+/// `oracle`, total and counting its calls (module doc).
 pub struct Counted<'a, O: ?Sized> {
     oracle: &'a O,
     evaluations: AtomicUsize,
@@ -44,6 +71,7 @@ pub struct Counted<'a, O: ?Sized> {
     refined: AtomicUsize,
     refinements: AtomicUsize,
     ties: AtomicUsize,
+    failed: AtomicUsize,
     chords: AtomicUsize,
     chord_queries: AtomicUsize,
     /// Nanoseconds per kind: evaluations, memberships, chords.
@@ -68,6 +96,7 @@ impl<'a, O: ScoreOracle + ?Sized> Counted<'a, O> {
             refined: AtomicUsize::new(0),
             refinements: AtomicUsize::new(0),
             ties: AtomicUsize::new(0),
+            failed: AtomicUsize::new(0),
             chords: AtomicUsize::new(0),
             chord_queries: AtomicUsize::new(0),
             nanos: Default::default(),
@@ -82,6 +111,7 @@ impl<'a, O: ScoreOracle + ?Sized> Counted<'a, O> {
             refined: self.refined.load(Ordering::Relaxed),
             refinements: self.refinements.load(Ordering::Relaxed),
             ties: self.ties.load(Ordering::Relaxed),
+            failed: self.failed.load(Ordering::Relaxed),
             straddled_indices: 0,
             chords: self.chords.load(Ordering::Relaxed),
             chord_queries: self.chord_queries.load(Ordering::Relaxed),
@@ -89,6 +119,37 @@ impl<'a, O: ScoreOracle + ?Sized> Counted<'a, O> {
             membership_s: self.nanos[1].load(Ordering::Relaxed) as f64 * 1e-9,
             chord_s: self.nanos[2].load(Ordering::Relaxed) as f64 * 1e-9,
         }
+    }
+
+    /// The argument check before any call: a finite point of the oracle's dimension.
+    fn check_point(&self, theta: &[f64]) -> Result<(), ScoreError> {
+        if theta.len() != self.oracle.dim() {
+            return Err(ScoreError::DimensionMismatch {
+                what: "the queried point",
+                expected: self.oracle.dim(),
+                got: theta.len(),
+            });
+        }
+        match theta.iter().position(|t| !t.is_finite()) {
+            Some(index) => Err(ScoreError::NonFinite {
+                what: "the queried point",
+                index,
+            }),
+            None => Ok(()),
+        }
+    }
+
+    /// The answer, or, when the wrapped oracle failed, `unknown()` (counted as failed).
+    fn total<T>(&self, answer: Result<T, ScoreError>, unknown: impl FnOnce() -> T) -> T {
+        answer.unwrap_or_else(|_| {
+            self.failed.fetch_add(1, Ordering::Relaxed);
+            unknown()
+        })
+    }
+
+    /// The always-valid bracket of this oracle's score.
+    fn unknown(&self) -> ScoreEval {
+        ScoreEval::unknown(self.oracle.max_score())
     }
 }
 
@@ -110,21 +171,28 @@ impl<O: ScoreOracle + ?Sized> ScoreOracle for Counted<'_, O> {
     }
 
     fn evaluate(&self, theta: &[f64]) -> Result<ScoreEval, ScoreError> {
+        self.check_point(theta)?;
         self.evaluations.fetch_add(1, Ordering::Relaxed);
-        timed(&self.nanos[0], || self.oracle.evaluate(theta))
+        let answer = timed(&self.nanos[0], || self.oracle.evaluate(theta));
+        Ok(self.total(answer, || self.unknown()))
     }
 
     fn evaluate_within(&self, theta: &[f64], accuracy: f64) -> Result<ScoreEval, ScoreError> {
+        self.check_point(theta)?;
         self.evaluations.fetch_add(1, Ordering::Relaxed);
-        timed(&self.nanos[0], || {
+        let answer = timed(&self.nanos[0], || {
             self.oracle.evaluate_within(theta, accuracy)
-        })
+        });
+        Ok(self.total(answer, || self.unknown()))
     }
 
-    /// The wrapped oracle's decision, counted (with its refinements and ties) and timed.
+    /// The wrapped oracle's decision (or [`Decision::unknown`] when it fails), counted (with
+    /// its refinements and ties) and timed.
     fn decide(&self, theta: &[f64], level: f64) -> Result<Decision, ScoreError> {
+        self.check_point(theta)?;
         self.memberships.fetch_add(1, Ordering::Relaxed);
-        let decision = timed(&self.nanos[1], || self.oracle.decide(theta, level))?;
+        let answer = timed(&self.nanos[1], || self.oracle.decide(theta, level));
+        let decision = self.total(answer, || Decision::unknown(level, self.oracle.max_score()));
         if decision.refinements > 0 {
             self.refined.fetch_add(1, Ordering::Relaxed);
             self.refinements
@@ -141,7 +209,9 @@ impl<O: ScoreOracle + ?Sized> ScoreOracle for Counted<'_, O> {
     }
 
     fn member_eval(&self, theta: &[f64], level: f64) -> Result<ScoreEval, ScoreError> {
-        self.oracle.member_eval(theta, level)
+        self.check_point(theta)?;
+        let answer = self.oracle.member_eval(theta, level);
+        Ok(self.total(answer, || self.unknown()))
     }
 
     fn member_eval_to(
@@ -150,13 +220,17 @@ impl<O: ScoreOracle + ?Sized> ScoreOracle for Counted<'_, O> {
         level: f64,
         accuracy: f64,
     ) -> Result<ScoreEval, ScoreError> {
-        self.oracle.member_eval_to(theta, level, accuracy)
+        self.check_point(theta)?;
+        let answer = self.oracle.member_eval_to(theta, level, accuracy);
+        Ok(self.total(answer, || self.unknown()))
     }
 
     fn outer_ends(&self, x: &[f64], u: &[f64], level: f64) -> (Option<f64>, Option<f64>) {
         self.oracle.outer_ends(x, u, level)
     }
 
+    /// The wrapped oracle's chord, or, when it fails, the chord by bisection on this
+    /// wrapper's (total) decisions.
     fn chord(
         &self,
         x: &[f64],
@@ -165,10 +239,19 @@ impl<O: ScoreOracle + ?Sized> ScoreOracle for Counted<'_, O> {
         range: (f64, f64),
         tol: f64,
     ) -> Result<Chord, ScoreError> {
+        check_chord_args(self, x, u, range, tol)?;
+        self.check_point(x)?;
         self.chords.fetch_add(1, Ordering::Relaxed);
-        let chord = timed(&self.nanos[2], || {
+        let answer = timed(&self.nanos[2], || {
             self.oracle.chord(x, u, level, range, tol)
-        })?;
+        });
+        let chord = match answer {
+            Ok(chord) => chord,
+            Err(_) => {
+                self.failed.fetch_add(1, Ordering::Relaxed);
+                chord_by_bisection(self, x, u, level, range, tol)?
+            }
+        };
         self.chord_queries
             .fetch_add(chord.queries, Ordering::Relaxed);
         Ok(chord)

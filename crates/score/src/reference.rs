@@ -58,19 +58,6 @@ impl ClarabelSettings {
     }
 }
 
-/// A refined bracket ([`ScoreOracle::member_eval_to`]) for a reference backend: the
-/// evaluation at the requested accuracy, or, if clarabel cannot reach it, the evaluation at
-/// the backend's own (a certified bracket wider than asked, which sends the query to the tie
-/// rule of [`sosdp_oracle::decide`]).
-fn refined(
-    settings: &ClarabelSettings,
-    accuracy: f64,
-    scale: f64,
-    evaluate: impl Fn(&ClarabelSettings) -> Result<ScoreEval, ScoreError>,
-) -> Result<ScoreEval, ScoreError> {
-    evaluate(&settings.to_accuracy(accuracy, scale)).or_else(|_| evaluate(settings))
-}
-
 /// Solve at the first tolerance, and once more at the relaxed one if the certified bracket is
 /// too wide. If it still is, the narrowest certified bracket found is returned, wider than
 /// asked: its ends are still valid bounds (any primal point and any dual point certify them), and
@@ -171,6 +158,27 @@ impl<P: ReferenceProgram> Clarabel<P> {
     ) -> Result<ScoreEval, ScoreError> {
         self.problem.solve(theta, settings)
     }
+
+    /// The evaluation with a bracket at most `accuracy` wide: with the backend's own settings
+    /// when their [`ClarabelSettings::accuracy`] is already at most `accuracy`; otherwise
+    /// with clarabel's tolerance tightened to `accuracy / max(1, n)`
+    /// ([`ClarabelSettings::to_accuracy`]) and, if that solve fails, with the backend's own
+    /// settings (a certified bracket wider than asked, which sends an undecided membership
+    /// query to the tie rule of [`sosdp_oracle::decide`]). How brackets are refined
+    /// ([`ScoreOracle::member_eval_to`]), and what the fast backends ask for when their
+    /// rounds fail, so that refinement reaches the tie band's floor through the fallback too.
+    pub fn evaluate_to(&self, theta: &[f64], accuracy: f64) -> Result<ScoreEval, ScoreError> {
+        if accuracy >= self.settings.accuracy {
+            return self.evaluate(theta);
+        }
+        self.evaluate_with(
+            theta,
+            &self
+                .settings
+                .to_accuracy(accuracy, self.problem.max_score()),
+        )
+        .or_else(|_| self.evaluate(theta))
+    }
 }
 
 impl<P: ReferenceProgram> ScoreOracle for Clarabel<P> {
@@ -201,8 +209,6 @@ impl<P: ReferenceProgram> ScoreOracle for Clarabel<P> {
         accuracy: f64,
     ) -> Result<ScoreEval, ScoreError> {
         let _ = level;
-        refined(&self.settings, accuracy, self.max_score(), |s| {
-            self.evaluate_with(theta, s)
-        })
+        self.evaluate_to(theta, accuracy)
     }
 }

@@ -643,7 +643,9 @@ fn subsample(full: &Problem, ns: usize) -> Problem<'static> {
 
 /// The answer of an evaluation: the certified solution, whose active set as solved and final
 /// duals (block, row) are handed to `keep` for the warm start (see [`next_set`]), or the
-/// reference backend's answer when the rounds failed.
+/// reference backend's answer when the rounds failed (`reference` asks it for the bracket
+/// width the evaluation was asked for, [`crate::reference::Clarabel::evaluate_to`], so that refinements reach
+/// the tie band's floor through the fallback too).
 pub fn conclude(
     certified: Option<Certified>,
     settings: &FastSettings,

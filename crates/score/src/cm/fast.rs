@@ -10,7 +10,7 @@
 //! folded matrix is updated, not recomputed); where the margins are degenerate, at most
 //! [`crate::active_set::unfolded_budget`] weights stay unfolded. If the repair rounds fail, the
 //! evaluation falls back to the clarabel reference backend, which computes the same certified
-//! quantity.
+//! quantity to the bracket width asked for.
 use crate::ScoreError;
 use crate::active_set::fold::{ActiveSet, Origin, classify_keeping};
 use crate::active_set::warm::WarmPool;
@@ -24,7 +24,7 @@ use crate::cm::{Certificate, CertifiedMean, Cut};
 use crate::dense::{bottom_eigenpair, min_eigenvalue};
 use crate::ipm::Problem;
 use nalgebra::DMatrix;
-use sosdp_oracle::{Chord, ScoreEval, ScoreOracle, check_chord_args};
+use sosdp_oracle::{Chord, ScoreEval, check_chord_args};
 use std::borrow::Cow;
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -603,7 +603,7 @@ impl FastCm {
             certified,
             &settings,
             |set, _, _| self.keep_warm(set),
-            || self.reference.evaluate(theta),
+            || self.reference.evaluate_to(theta, accuracy),
         )?;
         let answer = (
             answer.0,

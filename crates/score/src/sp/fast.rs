@@ -10,8 +10,8 @@
 //!
 //! Certified by [`Spectral::certify`] with the duals mapped back through `L`. The active set
 //! carries over between evaluations as statuses only (the whitened points change with `S`,
-//! so the fold is recomputed per evaluation). Falls back to the clarabel reference backend
-//! when the repair rounds fail.
+//! so the fold is recomputed per evaluation). Falls back to the clarabel reference backend,
+//! to the bracket width asked for, when the repair rounds fail.
 use crate::ScoreError;
 use crate::active_set::fold::{ActiveSet, Status};
 use crate::active_set::warm::WarmPool;
@@ -23,7 +23,7 @@ use crate::ipm::{LinearRow, LmiBlock, Problem};
 use crate::sp::Spectral;
 use crate::sp::reference::ClarabelSp;
 use nalgebra::DMatrix;
-use sosdp_oracle::{ScoreEval, ScoreOracle};
+use sosdp_oracle::ScoreEval;
 use std::borrow::Cow;
 
 /// The SP score on the fast interior-point backend; `theta = svec(S)`.
@@ -151,7 +151,7 @@ impl FastSp {
                         .to_vec(),
                 )
             },
-            || self.reference.evaluate(theta),
+            || self.reference.evaluate_to(theta, accuracy),
         )
     }
 }
