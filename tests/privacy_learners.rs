@@ -28,6 +28,7 @@ use exact_law::noise::{
     check_snapped_law, detected_grid, dkw_critical, dkw_power, gamma_cdf, gamma_scale_distance,
     ks_check, ks_two_check,
 };
+use exact_law::plane::{learner_releases, seeded};
 use nalgebra::{DMatrix, DVector};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
@@ -37,9 +38,9 @@ use sosdp::learn::projection::project_rows;
 use sosdp::learn::snap;
 use sosdp::learn::symmetric::{matrix_of, spd_power, svec_of};
 use sosdp::learn::{
-    Constants, CovarianceSettings, GaussianSettings, Learner, MeanSettings, PreconditionerPlan,
-    PreconditionerSettings, Privacy, PrivateCovariance, PrivateGaussian, PrivateMean,
-    StageMechanism,
+    Constants, CovarianceSettings, GaussianSettings, Learner, MeanSettings, PlannedStage,
+    PreconditionerPlan, PreconditionerSettings, Privacy, PrivateCovariance, PrivateGaussian,
+    PrivateMean, StageMechanism,
 };
 use std::time::Instant;
 
@@ -155,24 +156,10 @@ fn first_preconditioner_stage_is_coupled_on_neighbours() {
     // The narrow API is the fit's own path (n = 4000, eps = 8).
     let (small, _) = neighbours(N, 3, 0);
     let (cov, gauss) = (covariance_learner(8.0), gaussian_learner(8.0));
-    let full_cov = cov
-        .clone()
-        .with_privacy(cov.privacy().seed(7))
-        .fit(&small)
-        .unwrap();
-    let (_, pre_cov) = cov
-        .clone()
-        .with_privacy(cov.privacy().seed(7))
-        .preconditioner_release(&small)
-        .unwrap();
-    let full_gauss = gauss
-        .clone()
-        .with_privacy(gauss.privacy().seed(7))
-        .fit(&small)
-        .unwrap();
-    let (_, pre_gauss) = gauss
-        .clone()
-        .with_privacy(gauss.privacy().seed(7))
+    let full_cov = seeded(&cov, 7).fit(&small).unwrap();
+    let (_, pre_cov) = seeded(&cov, 7).preconditioner_release(&small).unwrap();
+    let full_gauss = seeded(&gauss, 7).fit(&small).unwrap();
+    let (_, pre_gauss) = seeded(&gauss, 7)
         .covariance_learner()
         .preconditioner_release(&small)
         .unwrap();
@@ -205,11 +192,7 @@ fn first_preconditioner_stage_is_coupled_on_neighbours() {
         let delta_f = std::f64::consts::SQRT_2 * lambda / m;
         assert!((pre.sensitivity - delta_f).abs() <= 1e-12 * delta_f);
         let release = |s: u64, data: &DMatrix<f64>| {
-            let (_, releases) = learner
-                .clone()
-                .with_privacy(learner.privacy().seed(s))
-                .preconditioner_release(data)
-                .unwrap();
+            let (_, releases) = seeded(&learner, s).preconditioner_release(data).unwrap();
             releases[0].release.clone()
         };
         let coupled = first_stage_gaps(&release, &y, &y2, 0..40, false);
@@ -660,32 +643,24 @@ fn mean_draws(
     count: usize,
     seed: u64,
 ) -> Vec<Vec<Vec<f64>>> {
-    let half = count / 2;
-    std::thread::scope(|scope| {
-        let parts: Vec<_> = [(0, half), (half, count)]
-            .into_iter()
-            .map(|(a, b)| {
-                scope.spawn(move || {
-                    (a..b)
-                        .map(|k| {
-                            let privacy = learner.privacy().seed(seed + k as u64);
-                            learner
-                                .clone()
-                                .with_privacy(privacy)
-                                .fit(data)
-                                .unwrap()
-                                .release
-                                .stage_releases
-                                .into_iter()
-                                .map(|s| s.release)
-                                .collect::<Vec<_>>()
-                        })
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        parts.into_iter().flat_map(|h| h.join().unwrap()).collect()
+    learner_releases(learner, data, count, seed, |r| {
+        r.stage_releases.into_iter().map(|s| s.release).collect()
     })
+}
+
+/// An additive stage's noise scale `Delta / eps_j`, `Delta = 2 projection_radius / n` (computed
+/// here and checked against the plan's), and its grid `snap::grid(scale)` (checked likewise).
+fn additive_scale_and_grid(stage: &PlannedStage, n: usize) -> (f64, f64) {
+    let StageMechanism::Additive {
+        noise_scale, grid, ..
+    } = stage.mechanism
+    else {
+        panic!("the stage must be additive: {stage:?}")
+    };
+    let scale = 2.0 * stage.projection_radius / (n as f64 * stage.epsilon);
+    assert!((scale - noise_scale).abs() < 1e-12 * scale);
+    assert_eq!(grid, snap::grid(scale));
+    (scale, grid)
 }
 
 /// The mean's additive stages through the whole learner (MATH.md 5.1, 4.6), at d = 1 and d = 3.
@@ -723,15 +698,8 @@ fn mean_additive_stages_have_their_exact_law_and_scale() {
         let plan = single.plan(n, d).unwrap();
         assert_eq!(plan.stages.len(), 1);
         let stage = &plan.stages[0];
-        let StageMechanism::Additive {
-            noise_scale, grid, ..
-        } = stage.mechanism
-        else {
-            panic!("d {d}: the stage must be additive: {stage:?}")
-        };
-        let scale = 2.0 * stage.projection_radius / (n as f64 * stage.epsilon);
-        assert!((scale - noise_scale).abs() < 1e-12 * scale && (stage.epsilon - 1.0).abs() < 1e-12);
-        assert_eq!(grid, snap::grid(scale));
+        let (scale, grid) = additive_scale_and_grid(stage, n);
+        assert!((stage.epsilon - 1.0).abs() < 1e-12);
         let mu = [1.3, -0.7, 0.4];
         let mut rng = StdRng::seed_from_u64(40 + d as u64);
         let mut data = DMatrix::from_fn(n, d, |_, k| mu[k] + normal(&mut rng));
@@ -786,16 +754,7 @@ fn mean_additive_stages_have_their_exact_law_and_scale() {
         let fits = mean_draws(&two, &data, count, 10_000);
         let j_count = plan.stages.len() as f64;
         for (j, stage) in plan.stages.iter().enumerate() {
-            let StageMechanism::Additive {
-                noise_scale, grid, ..
-            } = stage.mechanism
-            else {
-                panic!("d {d}: stage {j} must be additive: {stage:?}")
-            };
-            let scale = 2.0 * stage.projection_radius / (n as f64 * stage.epsilon);
-            assert!((scale - noise_scale).abs() < 1e-12 * scale);
-            let g = snap::grid(scale);
-            assert_eq!(grid, g);
+            let (scale, g) = additive_scale_and_grid(stage, n);
             let inside = |c: &[f64]| {
                 c.iter().zip(p).all(|(ci, pi)| {
                     (ci - pi).abs() + 24.0 * scale + g <= stage.radius

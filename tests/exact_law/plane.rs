@@ -1,10 +1,13 @@
 //! Exact laws of a two-dimensional CM release by quadrature on a square grid of cells over the
 //! disc `B(0, radius)` (tests/privacy.rs, the whole mean learner at d = 2): every cell carries
 //! the fraction of its area inside the disc and the score at its midpoint; the law per cell is
-//! that of [`super::exact_cell_law`] with those area weights. Cells are binned into a coarse
-//! square grid for the chi-square tests.
+//! that of [`super::weighted_cell_law`] with those area weights. Cells are binned into a coarse
+//! square grid for the chi-square tests. Also the whole learner's releases over a range of
+//! seeds ([`learner_releases`]), which tests/privacy_learners.rs draws too.
 use super::{ChiSquare, chi_square, noncentral_chi2_sf, noncentrality};
+use nalgebra::DMatrix;
 use sosdp::learn::special::{chi_square_quantile, chi_square_upper};
+use sosdp::learn::{Learner, Release};
 
 /// A `side x side` grid of square cells over `[-radius, radius]^2`, of which the cells meeting
 /// the disc `B(0, radius)` are kept, with the fraction of their area inside it (16 x 16
@@ -90,38 +93,6 @@ impl DiscGrid {
     }
 }
 
-/// The exact law of one CM stage per cell, with area weights: as [`super::exact_cell_law`]
-/// (levels `kappa + min(ceil(s - kappa), top)`, averaged over `offsets` level offsets), each
-/// cell's mass multiplied by its weight before normalising.
-pub fn weighted_cell_law(
-    scores: &[f64],
-    weights: &[f64],
-    max_score: f64,
-    eps_sampling: f64,
-    offsets: usize,
-) -> Vec<f64> {
-    let mut out = vec![0.0; scores.len()];
-    for k in 0..offsets {
-        let kappa = (k as f64 + 0.5) / offsets as f64;
-        let top = (max_score - kappa).ceil();
-        let levels: Vec<f64> = scores
-            .iter()
-            .map(|s| kappa + (s - kappa).ceil().min(top))
-            .collect();
-        let low = levels.iter().copied().fold(f64::INFINITY, f64::min);
-        let m: Vec<f64> = levels
-            .iter()
-            .zip(weights)
-            .map(|(l, w)| w * (-eps_sampling * (l - low)).exp())
-            .collect();
-        let z: f64 = m.iter().sum();
-        out.iter_mut()
-            .zip(&m)
-            .for_each(|(o, mi)| *o += mi / z / offsets as f64);
-    }
-    out
-}
-
 /// Counts of points in the bins of [`DiscGrid::bin_of`].
 pub fn histogram(grid: &DiscGrid, points: &[Vec<f64>], bins: usize) -> Vec<f64> {
     let mut h = vec![0.0; bins * bins];
@@ -160,4 +131,39 @@ pub fn power_against(
         noncentral_chi2_sf(chi_square_quantile(df, 1.0 - alpha), df, lambda),
         lambda,
     )
+}
+
+/// `learner` with its seed set to `seed` (its other privacy settings kept).
+pub fn seeded<L: Learner + Clone>(learner: &L, seed: u64) -> L {
+    learner.clone().with_privacy(learner.privacy().seed(seed))
+}
+
+/// `pick` of the releases of `count` fits of `learner` on `data`, one per seed
+/// `seed..seed + count` (in that order), on two threads.
+pub fn learner_releases<L, T>(
+    learner: &L,
+    data: &DMatrix<f64>,
+    count: usize,
+    seed: u64,
+    pick: impl Fn(Release<L::Estimate, L::Plan>) -> T + Sync,
+) -> Vec<T>
+where
+    L: Learner + Clone + Sync,
+    T: Send,
+{
+    let half = count / 2;
+    let pick = &pick;
+    std::thread::scope(|scope| {
+        let parts: Vec<_> = [(0, half), (half, count)]
+            .into_iter()
+            .map(|(a, b)| {
+                scope.spawn(move || {
+                    (a..b)
+                        .map(|k| pick(seeded(learner, seed + k as u64).fit(data).unwrap().release))
+                        .collect::<Vec<T>>()
+                })
+            })
+            .collect();
+        parts.into_iter().flat_map(|h| h.join().unwrap()).collect()
+    })
 }
