@@ -18,7 +18,7 @@ use rand::{RngExt, SeedableRng};
 use rayon::prelude::*;
 use serde_json::json;
 use sosdp_sampler::{
-    Ball, Ellipsoid, Intersection, MechanismSettings, SamplerKind, Start, release,
+    Ball, DirectionSetting, Ellipsoid, Intersection, MechanismSettings, SamplerKind, Start, release,
 };
 use sosdp_score::{BallDomain, FastCm};
 use std::io::IsTerminal;
@@ -77,9 +77,13 @@ pub struct MeanArgs {
     /// Sampling path.
     #[arg(long, value_enum, default_value_t = SamplerArg::Slice)]
     sampler: SamplerArg,
-    /// Gibbs iterations of the slice path (default 40 d).
+    /// Counted Gibbs iterations of the slice path (default 40 d).
     #[arg(long, value_name = "N")]
     iterations: Option<usize>,
+    /// Pilot iterations that fix the rounded directions before the counted ones (default
+    /// 20 d; 0: isotropic directions, no pilot).
+    #[arg(long, value_name = "N")]
+    pilot: Option<usize>,
     /// Uniform samples per rung of the layer-cake volume ladder (default 100).
     #[arg(long, value_name = "N")]
     rung_samples: Option<usize>,
@@ -101,6 +105,11 @@ fn settings(args: &MeanArgs, dim: usize) -> Result<MechanismSettings, CliError> 
     s.sampler = args.sampler.kind();
     if let Some(n) = args.iterations {
         s.slice.iterations = n;
+    }
+    match args.pilot {
+        Some(0) => s.directions = DirectionSetting::Isotropic,
+        Some(pilot) => s.directions = DirectionSetting::Rounded { pilot },
+        None => {}
     }
     if let Some(n) = args.rung_samples {
         s.layer_cake.samples = n;
