@@ -1,6 +1,8 @@
 //! The level index by evaluation with a coarse bracket (`MechanismSettings::index_accuracy`):
 //! the levels inside the bracket are decided exactly, so a release is bit-identical whether
 //! the evaluations run to the backend's own accuracy (`1e-3`) or stop at 0.1 or 0.9 points.
+//! The level index is found by evaluation alone here (`descent_budget = 0`; by default a
+//! short descent comes first, which asks no evaluation on these small instances).
 //! Non-vacuity: with the coarse brackets some level indices straddled a level and were
 //! settled by membership decisions, and the index by evaluation was used at all. Taking the
 //! bracket's upper level without deciding the straddled ones changes the release (seed 6).
@@ -21,6 +23,7 @@ fn coarse_index_evaluations_give_the_same_release() {
             .map(|index_accuracy| {
                 let settings = MechanismSettings {
                     index_accuracy,
+                    descent_budget: 0,
                     ..MechanismSettings::new(1.0, d).unwrap()
                 };
                 short_release_with(&FastCm::new(cm.clone()), d, gamma, settings)

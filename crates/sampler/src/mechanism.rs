@@ -88,6 +88,10 @@ pub struct MechanismSettings {
     /// backend's own `1e-3`: at d = 50 the rounds that tighten a bracket to `1e-3` were the
     /// slow tail of the CM stages.
     pub index_accuracy: f64,
+    /// Most membership decisions a level index tries by descent before one evaluation
+    /// finishes it ([`Target::index_below`]; the index is the same either way). Default 8:
+    /// on the d = 50 last-stage replay an evaluation cost about 40 decisions.
+    pub descent_budget: usize,
 }
 
 impl MechanismSettings {
@@ -125,6 +129,7 @@ impl MechanismSettings {
             level_grid: 1e-6,
             hardening: 1e-6,
             index_accuracy: 0.1,
+            descent_budget: 8,
         };
         settings.validate()?;
         Ok(settings)
@@ -298,6 +303,7 @@ pub fn release<O: ScoreOracle + Sync + ?Sized, D: Domain, R: Rng + ?Sized>(
         settings.line,
     );
     target.index_accuracy = settings.index_accuracy;
+    target.descent_budget = settings.descent_budget;
     // Rounded directions (MATH.md 4.7b a): a pilot slice chain from the start with isotropic
     // directions; the covariance of its second half's states gives the rounding matrix, fixed
     // before the counted chain, which continues from the pilot's last state.

@@ -52,6 +52,9 @@ pub struct Target<'a, O: ?Sized, D> {
     /// ([`Self::index_by_evaluation`]; the levels inside it are decided exactly, so the index
     /// does not depend on it). Default 0: the oracle's own accuracy.
     pub index_accuracy: f64,
+    /// Most membership decisions a level index tries by descent before one evaluation
+    /// finishes it ([`Self::index_below`]). Default 0: by evaluation only.
+    pub descent_budget: usize,
     /// Length scale of chords carried from body to body.
     scale: Cell<f64>,
     /// Level indices by evaluation whose bracket contained a grid level.
@@ -80,6 +83,7 @@ impl<'a, O: ScoreOracle + Sync + ?Sized, D: Domain> Target<'a, O, D> {
             directions,
             line,
             index_accuracy: 0.0,
+            descent_budget: 0,
             scale,
             straddled: Cell::new(0),
         }
@@ -95,21 +99,30 @@ impl<'a, O: ScoreOracle + Sync + ?Sized, D: Domain> Target<'a, O, D> {
     /// `theta` in `K_j`, membership decided exactly ([`ScoreOracle::decide`]: by certified
     /// brackets, refined while they contain the level, so that the index is a function of
     /// `theta` alone except when the score lies in the tie band just above a level, see
-    /// [`sosdp_oracle::membership`]). Found by one evaluation
-    /// ([`Self::index_by_evaluation`]): its certified bracket answers every level outside it,
-    /// and the levels inside it are decided exactly.
+    /// [`sosdp_oracle::membership`]). Found by a descent of at most
+    /// [`Self::descent_budget`] membership decisions at `l_{upper-1}, l_{upper-2}, ...` (with
+    /// the jumps of [`Self::index_by_descent`]), and, if the descent has not ended by then, by
+    /// one evaluation from the level it reached ([`Self::index_by_evaluation`]). Both give the
+    /// same index; the rule reads no clock, so which oracle calls a seeded chain makes (and
+    /// hence the oracle's warm-start state, which can matter only in the tie band) does not
+    /// depend on timings or machine load.
     ///
-    /// The way is fixed, so which oracle calls a seeded chain makes (and hence the oracle's
-    /// warm-start state, which can matter only in the tie band) does not depend on timings
-    /// or machine load. The membership descent ([`Self::index_by_descent`]) gives the same
-    /// index. Measured on whole d = 10, n = 20000 private-mean fits (`sosdp mean --epsilon 1
-    /// --radius 10 --corruption 0.05 --seed 1`, three interleaved runs each, medians, the
-    /// same estimate every time): with a 5% cluster 48.0 s by evaluation, 47.5 s by descent,
-    /// 43.4 s by the former choice from running timings (within this machine's 20-40% noise);
-    /// on clean data 19.5 s, 14.4 s and 16.5 s (the descent's decisions, about 2.9 per index,
-    /// took about 4.5 s where the evaluations took 8.2 s).
+    /// Why both: in the slice chain the index is usually a few levels below `upper` (the level
+    /// drawn is a geometric number of levels above the last index), where a decision stops as
+    /// soon as its bracket decides; an evaluation pays for a narrow bracket wherever the point
+    /// is. On the d = 50, n = 50000 last-stage replay (5% cluster, `Gamma = 1.25 I`, 60
+    /// iterations from the public centre) evaluations took 11.5 s each against 0.27 s per
+    /// decision. Evaluations only, on whole d = 10, n = 20000 private-mean fits (`sosdp mean
+    /// --epsilon 1 --radius 10 --corruption 0.05 --seed 1`, three interleaved runs, medians, the
+    /// same estimate every time): 48.0 s with a 5% cluster (descent only 47.5 s), 19.5 s clean
+    /// (14.4 s; about 2.9 decisions per index).
     pub fn index_below(&self, theta: &[f64], upper: i64) -> Result<i64, SamplerError> {
-        self.index_by_evaluation(theta, upper)
+        let (j, done) = self.descend(theta, upper.min(self.top), i64::MIN, self.descent_budget)?;
+        if done {
+            Ok(j)
+        } else {
+            self.index_by_evaluation(theta, j)
+        }
     }
 
     /// [`Self::index_below`] by one evaluation: with its bracket `[lower, upper]` (at most
@@ -127,13 +140,15 @@ impl<'a, O: ScoreOracle + Sync + ?Sized, D: Domain> Target<'a, O, D> {
         if first < last {
             self.straddled.set(self.straddled.get() + 1);
         }
-        self.descend(theta, last, first)
+        Ok(self.descend(theta, last, first, usize::MAX)?.0)
     }
 
     /// [`Self::index_below`] by the membership descent, skipping the levels a YES answer's
     /// certified upper end already decides.
     pub fn index_by_descent(&self, theta: &[f64], upper: i64) -> Result<i64, SamplerError> {
-        self.descend(theta, upper.min(self.top), i64::MIN)
+        Ok(self
+            .descend(theta, upper.min(self.top), i64::MIN, usize::MAX)?
+            .0)
     }
 
     /// The level index of `theta` known to lie in `K_last` and outside `K_j` for every
@@ -141,19 +156,32 @@ impl<'a, O: ScoreOracle + Sync + ?Sized, D: Domain> Target<'a, O, D> {
     /// the first one above which is the index (`first` when every one is YES). A YES whose
     /// certified upper end `u` lies below the queried level also answers YES at every level
     /// at or above `u`, so the descent continues below the first grid level at or above `u`.
-    fn descend(&self, theta: &[f64], last: i64, first: i64) -> Result<i64, SamplerError> {
+    /// After `budget` decisions it stops: `(j, false)` with `theta` in `K_j`; `(index, true)`
+    /// when it ended.
+    fn descend(
+        &self,
+        theta: &[f64],
+        last: i64,
+        first: i64,
+        budget: usize,
+    ) -> Result<(i64, bool), SamplerError> {
         let mut j = last;
+        let mut asked = 0;
         while j > first {
+            if asked == budget {
+                return Ok((j, false));
+            }
             let decision = self.oracle.decide(theta, self.levels.level(j - 1))?;
+            asked += 1;
             if !decision.member {
-                return Ok(j);
+                return Ok((j, true));
             }
             j -= 1;
             if decision.eval.upper.is_finite() {
                 j = j.min(self.levels.index(decision.eval.upper));
             }
         }
-        Ok(j.max(first))
+        Ok((j.max(first), true))
     }
 
     /// The score at `theta` (one evaluation): the solver's value, within the oracle's
