@@ -105,13 +105,11 @@ fn main() {
         release.epsilon,
         cov_plan.preconditioner.epsilon,
         cov_plan.refinement.iter().map(|r| r.epsilon).sum::<f64>(),
-        release
-            .plan
-            .mean
+        release.plan.mean_schedule().map_or(0.0, |m| m
             .stages
             .iter()
             .map(|st| st.epsilon)
-            .sum::<f64>(),
+            .sum::<f64>()),
         cov_plan.preconditioner.kappa
     );
     for bound in &release.accuracy {

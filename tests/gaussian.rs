@@ -82,11 +82,8 @@ fn gaussian_learner_on_ill_conditioned_gaussians() {
             + cov.refinement.iter().map(|r| r.epsilon).sum::<f64>()
             + release
                 .plan
-                .mean
-                .stages
-                .iter()
-                .map(|s| s.epsilon)
-                .sum::<f64>();
+                .mean_schedule()
+                .map_or(0.0, |m| m.stages.iter().map(|s| s.epsilon).sum::<f64>());
         assert!((spent - 2.0).abs() < 1e-12, "eps spent {spent}");
     }
 }
@@ -124,4 +121,91 @@ fn bad_settings_and_data_are_rejected_before_any_computation() {
         PrivateCovariance::new(Privacy::new(1.0), 100.0).fit(&DMatrix::zeros(5, 3)),
         Err(LearnError::TooFewSamples(_))
     ));
+}
+
+/// The centred refinement (MATH.md 5.3b) under the covariance adversaries of MATH.md 6 (far,
+/// cluster, inflated) at a quarter of the largest corruption the centred plan accepts: d = 2,
+/// n = 50000, eps = 2, K = 100, R = 10, condition number 20, 5 seeds per adversary (15 fits).
+/// The plan must centre and have a worst-case bound; the bound (with the centring's rank-one
+/// bias) and the mean's Mahalanobis bound must hold in at least `1 - beta` of the fits (all 15
+/// at beta = 0.05).
+///
+/// Not vacuous: the empirical covariance on the same data breaks the bound under the cluster
+/// adversary in every seed (the check rejects a non-robust estimator). That dropping the bias
+/// term breaks the bound is shown by the unit test
+/// `centring_bias_is_attained_in_the_thinnest_direction` (crates/learn/src/covariance.rs),
+/// where an exact estimate of the biased second moment attains it.
+#[test]
+fn centred_refinement_bound_holds_under_adversaries() {
+    use sosdp::eval::{CovarianceAdversary, CovarianceEstimator, EmpiricalCovariance};
+    use sosdp::learn::{Centring, GaussianSettings};
+    let (d, n, seeds, beta) = (2, 50_000, 5u64, 0.05);
+    let learner = |eta: f64| {
+        PrivateGaussian::new(Privacy::new(2.0).corruption(eta), 10.0, 100.0).settings(
+            GaussianSettings {
+                centring: Centring::Always,
+                ..Default::default()
+            },
+        )
+    };
+    let (mut lo, mut hi) = (0.0, 0.25);
+    for _ in 0..30 {
+        let mid = 0.5 * (lo + hi);
+        if learner(mid).plan(n, d).is_ok() {
+            lo = mid
+        } else {
+            hi = mid
+        }
+    }
+    let eta = 0.25 * lo;
+    assert!(
+        eta > 0.002,
+        "the centred plan must accept some corruption: {lo}"
+    );
+    let (mut fits, mut held, mut empirical_broken) = (0, 0, 0);
+    for (name, adversary) in [
+        ("far", CovarianceAdversary::far()),
+        ("cluster", CovarianceAdversary::cluster()),
+        ("inflated", CovarianceAdversary::inflated()),
+    ] {
+        for seed in 0..seeds {
+            let mut rng = StdRng::seed_from_u64(100 + seed);
+            let s = sosdp::eval::covariance_sample_with(&mut rng, n, d, 5.0, 20.0, eta, &adversary);
+            let fit = learner(eta)
+                .with_privacy(Privacy::new(2.0).corruption(eta).seed(seed))
+                .fit(&s.data)
+                .unwrap();
+            let plan = &fit.release.plan;
+            let centring = plan.covariance.centring.as_ref().expect("the plan centres");
+            let bound = plan
+                .covariance
+                .guaranteed_error
+                .expect("a worst-case bound at this size");
+            let est = &fit.release.estimate;
+            let frob = frobenius_error(&est.covariance, &s.covariance);
+            let mean = mahalanobis_error(est.mean.as_slice(), &s.mean, &s.covariance);
+            let empirical = frobenius_error(
+                &EmpiricalCovariance.estimate(&s.data, seed).unwrap(),
+                &s.covariance,
+            );
+            println!(
+                "{name}, eta {eta:.4}, seed {seed}: Frobenius {frob:.4} (bound {bound:.4}, bias t {:.5}), mean {mean:.4} (bound {:.4}), empirical {empirical:.4}",
+                centring.bias,
+                centring.mahalanobis_bound()
+            );
+            fits += 1;
+            held += usize::from(frob <= bound && mean <= centring.mahalanobis_bound());
+            if name == "cluster" {
+                empirical_broken += usize::from(empirical > bound);
+            }
+        }
+    }
+    assert!(
+        held as f64 >= (1.0 - beta) * fits as f64,
+        "the bounds held in {held} of {fits} fits"
+    );
+    assert_eq!(
+        empirical_broken, seeds as usize,
+        "the empirical covariance must break the bound under the cluster (non-vacuity)"
+    );
 }

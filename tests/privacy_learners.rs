@@ -160,7 +160,7 @@ fn first_preconditioner_stage_is_coupled_on_neighbours() {
     let (_, pre_cov) = seeded(&cov, 7).preconditioner_release(&small).unwrap();
     let full_gauss = seeded(&gauss, 7).fit(&small).unwrap();
     let (_, pre_gauss) = seeded(&gauss, 7)
-        .covariance_learner()
+        .covariance_learner(&gauss.plan(N, 2).unwrap())
         .preconditioner_release(&small)
         .unwrap();
     for (full, pre) in [
@@ -183,7 +183,10 @@ fn first_preconditioner_stage_is_coupled_on_neighbours() {
     let (sorted, sorted2) = (sort(&y), sort(&y2));
     let cases: [(&str, PrivateCovariance); 2] = [
         ("covariance", covariance_learner(16.0)),
-        ("gaussian", gaussian_learner(64.0).covariance_learner()),
+        ("gaussian", {
+            let g = gaussian_learner(64.0);
+            g.covariance_learner(&g.plan(N_COUPLING, 2).unwrap())
+        }),
     ];
     for (name, learner) in cases {
         let plan = learner.plan(N_COUPLING, 2).unwrap();
@@ -438,6 +441,8 @@ fn preconditioner_stages_have_their_noise_law_and_scale() {
     let gauss_plan = gauss.plan(N, 2).unwrap();
     let eps = cov.privacy().epsilon();
     // The shares sum to eps.
+    let schedule_spent =
+        |m: &sosdp::learn::Schedule| m.stages.iter().map(|s| s.epsilon).sum::<f64>();
     let spent = |c: &sosdp::learn::CovariancePlan| {
         c.preconditioner
             .stages
@@ -445,6 +450,7 @@ fn preconditioner_stages_have_their_noise_law_and_scale() {
             .map(|s| s.epsilon)
             .sum::<f64>()
             + c.refinement.iter().map(|s| s.epsilon).sum::<f64>()
+            + c.centring.as_ref().map_or(0.0, |c| schedule_spent(&c.mean))
     };
     assert!(
         (spent(&cov_plan) - eps).abs() < 1e-12,
@@ -454,16 +460,14 @@ fn preconditioner_stages_have_their_noise_law_and_scale() {
     let gauss_spent = spent(&gauss_plan.covariance)
         + gauss_plan
             .mean
-            .stages
-            .iter()
-            .map(|s| s.epsilon)
-            .sum::<f64>();
+            .as_ref()
+            .map_or(0.0, |m| schedule_spent(&m.schedule));
     assert!(
         (gauss_spent - gauss.privacy().epsilon()).abs() < 1e-12,
         "the Gaussian learner spends {gauss_spent}"
     );
     for (name, plan, share) in [
-        ("covariance", &cov_plan.preconditioner, 4.0 / 7.0 * eps),
+        ("covariance", &cov_plan.preconditioner, 0.5 * eps),
         (
             "gaussian",
             &gauss_plan.covariance.preconditioner,

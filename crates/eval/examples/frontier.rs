@@ -3,29 +3,37 @@
 //! condition number `kappa_J` (MATH.md 5.2), the planned (calibrated) Frobenius error of the
 //! covariance, its worst-case bound carried from `kappa_J` (none when it does not hold), and
 //! the largest record corruption the plan accepts at that size (bisection on the plan); or the
-//! plan's refusal with the number of records it needs. No data is touched.
+//! plan's refusal with the number of records it needs. No data is touched. The refinement's
+//! centring (MATH.md 5.3b) is the plan's choice (the default), or never with the argument
+//! `pairs`, or always with `centred`; the table says which the plan took.
 //!
-//! `cargo run --release -p sosdp-eval --example frontier`
-use sosdp_learn::{Learner, Privacy, PrivateGaussian};
+//! `cargo run --release -p sosdp-eval --example frontier [pairs|centred]`
+use sosdp_learn::{Centring, GaussianSettings, Learner, Privacy, PrivateGaussian};
 
 fn main() {
+    let centring = match std::env::args().nth(1).as_deref() {
+        Some("pairs") => Centring::Never,
+        Some("centred") => Centring::Always,
+        _ => Centring::Planned,
+    };
     println!(
-        "| d | n | J | kappa_J | planned (calibrated) error | worst-case bound | largest corruption accepted |"
+        "| d | n | J | kappa_J | refinement | planned (calibrated) error | worst-case bound | largest corruption accepted |"
     );
-    println!("|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|");
     for d in [2usize, 3, 5, 10, 20] {
         for n in [6_000usize, 20_000, 50_000, 100_000, 200_000, 1_000_000] {
             let learner = |eta: f64| {
-                PrivateGaussian::new(Privacy::new(2.0).corruption(eta), 10.0, 100.0).plan(n, d)
+                PrivateGaussian::new(Privacy::new(2.0).corruption(eta), 10.0, 100.0)
+                    .settings(GaussianSettings {
+                        centring,
+                        ..Default::default()
+                    })
+                    .plan(n, d)
             };
             match learner(0.0) {
                 Ok(plan) => {
                     let pre = &plan.covariance.preconditioner;
-                    let bound = plan
-                        .covariance
-                        .refinement
-                        .last()
-                        .map_or(f64::NAN, |s| s.accuracy);
+                    let bound = plan.covariance.planned_error;
                     let (mut lo, mut hi) = (0.0, 0.25);
                     for _ in 0..30 {
                         let mid = 0.5 * (lo + hi);
@@ -39,13 +47,20 @@ fn main() {
                         .covariance
                         .guaranteed_error
                         .map_or("none".to_string(), |g| format!("{g:.3}"));
+                    let points = plan
+                        .covariance
+                        .centring
+                        .as_ref()
+                        .map_or("pairs".to_string(), |c| {
+                            format!("centred after {}", c.after_stages)
+                        });
                     println!(
-                        "| {d} | {n} | {} | {:.2} | {bound:.3} | {worst} | {lo:.4} |",
+                        "| {d} | {n} | {} | {:.2} | {points} | {bound:.3} | {worst} | {lo:.4} |",
                         pre.stages.len(),
                         pre.kappa
                     );
                 }
-                Err(e) => println!("| {d} | {n} | - | - | refused: {e} | - | - |"),
+                Err(e) => println!("| {d} | {n} | - | - | - | refused: {e} | - | - |"),
             }
         }
     }

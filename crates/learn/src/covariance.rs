@@ -28,15 +28,16 @@
 //! data-independent split of eps; stage parameters depend only on the plan and earlier
 //! releases, so the output is eps-DP by composition.
 use crate::learner::{Learner, Plan};
+use crate::mean::{MeanSettings, PrivateMean};
 use crate::preconditioner::{PreconditionerPlan, PreconditionerSettings};
 use crate::privacy::{Privacy, seeded_rng};
 use crate::projection::{clean_radius, project_onto_ball, project_rows};
 use crate::release::{AccuracyBound, Diagnostics, Fit, Release, StageRelease, StepDiagnostics};
-use crate::schedule::Constants;
+use crate::schedule::{Constants, Schedule};
 use crate::stage::{CmStage, run_cm_stage};
 use crate::symmetric::{matrix_of, spd_power, svec_of};
 use crate::{LearnError, check_data};
-use nalgebra::DMatrix;
+use nalgebra::{DMatrix, DVector};
 use rand::Rng;
 use serde::Serialize;
 use sosdp_oracle::svec::svec;
@@ -99,6 +100,7 @@ fn band_upper(s: f64) -> f64 {
 pub struct PrivateCovariance {
     privacy: Privacy,
     kappa: f64,
+    mean_prior: Option<f64>,
     settings: CovarianceSettings,
 }
 
@@ -111,9 +113,12 @@ pub struct CovarianceSettings {
     /// The preconditioner's settings: clip, stage count, noise quantiles (default
     /// [`PreconditionerSettings::default`]).
     pub preconditioner: PreconditionerSettings,
-    /// Share of eps spent on the preconditioner, in (0, 1); the refinement gets the rest
-    /// (default 4/7: the 1/2 : 3/8 split of the Gaussian learner, docs/calibration.md).
+    /// Share of eps spent on the preconditioner (default 1/2, docs/calibration.md).
     pub preconditioner_share: f64,
+    /// Share of eps spent on the centring mean when the refinement is centred
+    /// ([`PrivateCovariance::centred`]; default 1/8); unused otherwise. The refinement gets what
+    /// the shares leave, which must be positive.
+    pub mean_share: f64,
     /// The number of Frobenius refinement stages, at least 1 (default 2).
     pub refinement_stages: usize,
     /// The largest planned error `|Sigma^-1/2 Sigma_hat Sigma^-1/2 - I|_F` a plan may have
@@ -126,7 +131,8 @@ impl Default for CovarianceSettings {
         CovarianceSettings {
             constants: Constants::default(),
             preconditioner: PreconditionerSettings::default(),
-            preconditioner_share: 4.0 / 7.0,
+            preconditioner_share: 0.5,
+            mean_share: 0.125,
             refinement_stages: 2,
             max_planned_error: 0.5,
         }
@@ -136,14 +142,17 @@ impl Default for CovarianceSettings {
 /// The public plan of a covariance fit.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct CovariancePlan {
-    /// The number of pairs `m = floor(n / 2)`.
+    /// The number of pairs `m = floor(n / 2)` the preconditioner uses.
     pub pairs: usize,
     /// Each pair is projected onto `B(0, pair_radius)` before any score sees it:
-    /// `sqrt(K) rho_m`, `rho_m = sqrt(d) + sqrt(2 log(4 m / beta))`, holds the clean pairs with
-    /// probability `1 - beta / 4` under the prior `Sigma ⪯ K I` ([`crate::projection`]).
+    /// `sqrt(K) rho_m`, `rho_m = sqrt(d) + sqrt(2 log(m / beta_p))`, holds the clean pairs with
+    /// probability `1 - beta_p` under the prior `Sigma ⪯ K I` ([`crate::projection`]).
     pub pair_radius: f64,
     /// The plan of the staged preconditioner (MATH.md 5.2).
     pub preconditioner: PreconditionerPlan,
+    /// The centring of MATH.md 5.3b, when the refinement's later stages run on centred records
+    /// (`None`: all on pairs).
+    pub centring: Option<CentringPlan>,
     /// The refinement's first frame is the preconditioner's `U_J` divided by
     /// `frame_scale = 2 kappa_J / (kappa_J + 1)`.
     pub frame_scale: f64,
@@ -151,10 +160,76 @@ pub struct CovariancePlan {
     pub refinement: Vec<RefinementPlan>,
     /// The worst-case bound on `|Sigma^-1/2 Sigma_hat Sigma^-1/2 - I|_F` that follows from the
     /// preconditioner's `kappa_J` through every refinement stage in the worst case (each stage's
-    /// accuracy carried into the next stage's frame); `None` when some stage's ball or band may
-    /// miss the whitened truth. The stages' radii (the calibrated recursion) are what the mechanism
-    /// uses either way.
+    /// accuracy carried into the next stage's frame), plus the centring's bias
+    /// ([`CentringPlan::bias`]); `None` when some stage's ball or band may miss the whitened
+    /// truth. The stages' radii (the calibrated recursion) are what the mechanism uses either
+    /// way.
     pub guaranteed_error: Option<f64>,
+    /// The planned (calibrated) error: the last stage's accuracy, with the centring's bias.
+    pub planned_error: f64,
+}
+
+/// The centring of MATH.md 5.3b: after the first `after_stages` refinement stages (on pairs), a
+/// mean `mu_0` released in the current frame centres the `n` records, and the remaining stages
+/// run on them (corruption `eta0`, `n` points) instead of on pairs (`2 eta0`, `n / 2`). The plan
+/// chooses `after_stages` with the smallest planned error.
+///
+/// In the frame `Sigma_c` of that point, the whitened truth `T_c = Sigma_c^{-1/2} Sigma
+/// Sigma_c^{-1/2}` has `|T_c - I|_op <= s_c` and `lambda_min(T_c) >= l_c` (the stage plan's
+/// bounds; `s_0 = (kappa_J - 1) / (kappa_J + 1)`, `l_0 = 1 - s_0` in the preconditioner's frame),
+/// and `|Sigma_c^{-1/2} mu| <= sqrt(1 + s_c) R` (`Sigma_c ⪰ Sigma / (1 + s_c) ⪰ I / (1 + s_c)`).
+/// The private mean (MATH.md 5.1, `Gamma` widened by `s_c`) on the records whitened by
+/// `Sigma_c^{-1/2}` releases `theta` with `|theta - Sigma_c^{-1/2} mu| <= r_0` (its plan's
+/// accuracy), and `mu_0 = Sigma_c^{1/2} theta`. With `delta = mu - mu_0`, the centred records
+/// `x_i - mu_0` have second moment `Sigma' = Sigma + delta delta^T`, whose whitened version
+/// `T_c + b b^T` (`|b| <= r_0`) is within `r_c + r_0^2` of `I` in Frobenius norm and `s_c + r_0^2`
+/// in operator norm, with smallest eigenvalue still `>= l_c`: the remaining stages refine
+/// `Sigma'` from these bounds. An error `e'` relative to `Sigma'` is at most `(1 + t) e' + t`
+/// relative to `Sigma`, `t = |Sigma^{-1/2} delta|^2 <= r_0^2 / l_c` (the rank-one bias).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CentringPlan {
+    /// The number `c` of refinement stages on pairs before the centring.
+    pub after_stages: usize,
+    /// Every record is projected onto `B(0, record_radius)` first: `R + sqrt(K) rho_n`, which
+    /// holds the clean records on the event of the refinement's projections.
+    pub record_radius: f64,
+    /// `sqrt(1 + s_c) R`, the mean's prior radius in the frame `Sigma_c`.
+    pub whitened_radius: f64,
+    /// `s_c`, the widening of the mean's `Gamma`.
+    pub spectral: f64,
+    /// The mean's schedule (MATH.md 5.1).
+    pub mean: Schedule,
+    /// `t = r_0^2 / l_c`, the bound on `|Sigma^{-1/2} (mu - mu_0)|^2`.
+    pub bias: f64,
+}
+
+impl CentringPlan {
+    /// The bound on the centring mean's Mahalanobis error `|Sigma^{-1/2} (mu_0 - mu)|`:
+    /// `sqrt(t)`.
+    pub fn mahalanobis_bound(&self) -> f64 {
+        self.bias.sqrt()
+    }
+
+    /// An error `e'` relative to `Sigma' = Sigma + delta delta^T` as an error relative to
+    /// `Sigma`: `(1 + t) e' + t` (`|Sigma^{-1/2} Sigma'^{1/2}|_op^2 <= 1 + t`).
+    fn relative_to_sigma(&self, e: f64) -> f64 {
+        (1.0 + self.bias) * e + self.bias
+    }
+}
+
+/// The clean radii of the projections: `rho_m` for the pairs, `rho_n` for the records
+/// ([`clean_radius`]).
+struct Radii {
+    pairs: f64,
+    records: f64,
+}
+
+/// The refinement part of a plan ([`PrivateCovariance::refinement_plan`]).
+struct RefinementOutcome {
+    stages: Vec<RefinementPlan>,
+    centring: Option<CentringPlan>,
+    guaranteed_error: Option<f64>,
+    planned_error: f64,
 }
 
 /// The worst case carried through the refinement stages: bounds on the whitened truth `T_j`
@@ -224,9 +299,11 @@ pub struct RefinementPlan {
     pub chain: ChainRule,
     /// The stage's accuracy `r_{j+1}`.
     pub accuracy: f64,
-    /// The whitened pairs are projected onto `B(0, projection_radius)` before they are lifted:
-    /// `sqrt(1 + s_j) rho_m`, which holds the clean pairs when the whitened covariance is at
-    /// most `1 + s_j` (the same event as [`CovariancePlan::pair_radius`]).
+    /// The whitened points are projected onto `B(0, projection_radius)` before they are lifted:
+    /// `sqrt(1 + s_j) (rho + sqrt(t))`, which holds the clean points when the whitened second
+    /// moment is at most `1 + s_j` (`rho = rho_m` for pairs, on the event of
+    /// [`CovariancePlan::pair_radius`]; `rho = rho_n` for centred records, whose whitened bias
+    /// has norm at most `sqrt((1 + s_j) t)`; `t = 0` for pairs).
     pub projection_radius: f64,
 }
 
@@ -244,8 +321,18 @@ impl PrivateCovariance {
         PrivateCovariance {
             privacy,
             kappa,
+            mean_prior: None,
             settings: CovarianceSettings::default(),
         }
+    }
+
+    /// Centre the records by a mean released in the preconditioner's frame, with the prior
+    /// `|mu| <= radius`, and refine on the `n` centred records instead of the `n / 2` pairs
+    /// (MATH.md 5.3b, [`CentringPlan`]): half the corruption, twice the samples, at the price of
+    /// the mean's eps share ([`CovarianceSettings::mean_share`]) and a rank-one bias in the bound.
+    pub fn centred(mut self, radius: f64) -> Self {
+        self.mean_prior = Some(radius);
+        self
     }
 
     /// The learner's own settings ([`CovarianceSettings`]; default
@@ -255,59 +342,163 @@ impl PrivateCovariance {
         self
     }
 
-    /// The plan without the acceptance check.
+    /// The share of eps the refinement gets: what the preconditioner and (when centred) the
+    /// mean leave.
+    fn refinement_share(&self) -> f64 {
+        let mean = if self.mean_prior.is_some() {
+            self.settings.mean_share
+        } else {
+            0.0
+        };
+        1.0 - self.settings.preconditioner_share - mean
+    }
+
+    /// The centring mean with the prior radius `radius` (in the frame of the centring) and the
+    /// widening `spectral` of its `Gamma`: `mean_share * eps`, `beta / 2`, the seed plus one.
+    fn centring_learner(&self, radius: f64, spectral: f64) -> PrivateMean {
+        let privacy = Privacy {
+            epsilon: self.settings.mean_share * self.privacy.epsilon,
+            beta: self.privacy.beta / 2.0,
+            seed: self.privacy.seed.map(|s| s.wrapping_add(1)),
+            ..self.privacy
+        };
+        PrivateMean::new(privacy, radius).settings(MeanSettings {
+            covariance_error: spectral,
+            ..MeanSettings::default()
+        })
+    }
+
+    /// The plan without the acceptance check. Centred, every switch point `c` is planned and
+    /// the one with the smallest planned error kept (ties: the earliest).
     fn plan_unchecked(&self, n: usize, d: usize) -> Result<CovariancePlan, LearnError> {
         let m = n / 2;
-        let (mf, df) = (m as f64, d as f64);
-        // beta / 4 for the projections (the clean pairs lie in their balls), the rest for the
-        // preconditioner's and the refinement's bounds.
-        let pair_radius = self.kappa.sqrt() * clean_radius(m, d, 0.25 * self.privacy.beta);
-        let beta = 0.75 * self.privacy.beta;
-        let dim = df * (df + 1.0) / 2.0;
         if m < 2 * d + 2 {
             return Err(LearnError::TooFewSamples(format!(
                 "{n} records give {m} pairs; the covariance in dimension {d} needs at least {}",
                 2 * d + 2
             )));
         }
-        let c = &self.settings.constants;
-        let eta0 = 2.0 * self.privacy.corruption;
-        // Of the bounds' 3 beta / 4: half for the preconditioner's event, half for the refinement's.
-        let eps_pre = self.settings.preconditioner_share * self.privacy.epsilon;
+        // Centred, half of beta goes to the mean's bound. Of the rest, a quarter for the
+        // projections (the clean pairs and, when centred, the clean records lie in their balls),
+        // half of the remainder for the preconditioner's event, half for the refinement's.
+        let (beta, beta_projection) = match self.mean_prior {
+            Some(_) => (0.5 * self.privacy.beta, 0.0625 * self.privacy.beta),
+            None => (self.privacy.beta, 0.25 * self.privacy.beta),
+        };
+        let rho = Radii {
+            pairs: clean_radius(m, d, beta_projection),
+            records: clean_radius(n, d, beta_projection),
+        };
+        let beta = 0.75 * beta;
         let preconditioner = PreconditionerPlan::new(
             m,
             d,
             self.kappa,
-            eps_pre,
+            self.settings.preconditioner_share * self.privacy.epsilon,
             0.5 * beta,
-            eta0,
+            2.0 * self.privacy.corruption,
             &self.settings.preconditioner,
         )?;
-        let beta = 0.5 * beta;
-        let kappa = preconditioner.kappa;
-        let frame_scale = 2.0 * kappa / (kappa + 1.0);
-        let s0 = (kappa - 1.0) / (kappa + 1.0);
-        let mut l = 1.0 - s0;
+        let kappa_j = preconditioner.kappa;
+        let refinement = match self.mean_prior {
+            None => self.refinement_plan(n, d, kappa_j, 0.5 * beta, &rho, None)?,
+            Some(radius) => {
+                let mut best: Option<RefinementOutcome> = None;
+                let mut first_error = None;
+                for c in 0..self.settings.refinement_stages {
+                    match self.refinement_plan(n, d, kappa_j, 0.5 * beta, &rho, Some((c, radius))) {
+                        Ok(o)
+                            if best
+                                .as_ref()
+                                .is_none_or(|b| o.planned_error < b.planned_error) =>
+                        {
+                            best = Some(o)
+                        }
+                        Ok(_) => {}
+                        Err(e) => {
+                            first_error.get_or_insert(e);
+                        }
+                    }
+                }
+                match (best, first_error) {
+                    (Some(best), _) => best,
+                    (None, Some(e)) => return Err(e),
+                    (None, None) => unreachable!("refinement_stages >= 1 is validated"),
+                }
+            }
+        };
+        Ok(CovariancePlan {
+            pairs: m,
+            pair_radius: self.kappa.sqrt() * rho.pairs,
+            frame_scale: 2.0 * kappa_j / (kappa_j + 1.0),
+            preconditioner,
+            centring: refinement.centring,
+            refinement: refinement.stages,
+            guaranteed_error: refinement.guaranteed_error,
+            planned_error: refinement.planned_error,
+        })
+    }
+
+    /// The refinement's stages from the preconditioner's `kappa_J` with the failure
+    /// probability `beta`, on pairs throughout (`centre_after` `None`) or centred after
+    /// `c` stages with the prior `|mu| <= R` (`centre_after = (c, R)`, [`CentringPlan`]).
+    fn refinement_plan(
+        &self,
+        n: usize,
+        d: usize,
+        kappa_j: f64,
+        beta: f64,
+        rho: &Radii,
+        centre_after: Option<(usize, f64)>,
+    ) -> Result<RefinementOutcome, LearnError> {
+        let c = &self.settings.constants;
+        let df = d as f64;
+        let dim = df * (df + 1.0) / 2.0;
         let stages = self.settings.refinement_stages;
-        let eps_j =
-            (1.0 - self.settings.preconditioner_share) * self.privacy.epsilon / stages as f64;
-        let delta = c.slack * (dim / mf).sqrt();
-        let floor = c.floor_scale * (2.0 * dim / mf).sqrt();
-        let rho = c.rho_scale * (2.0 * dim / mf).sqrt();
-        let (mut r, mut s) = (df.sqrt() * s0, s0);
-        let mut refinement = Vec::with_capacity(stages);
+        let eps_j = self.refinement_share() * self.privacy.epsilon / stages as f64;
+        let s0 = (kappa_j - 1.0) / (kappa_j + 1.0);
+        let (mut r, mut s, mut l) = (df.sqrt() * s0, s0, 1.0 - s0);
         let mut chain = WorstCase {
             frobenius: r,
             operator: s,
             lower: l,
             valid: true,
         };
-        for _ in 0..stages {
-            let k = 2.0 / eps_j * (dim * (r / rho).max(1.0).ln() + (stages as f64 / beta).ln());
-            let eta_j = eta0 + k / mf;
+        let mut centring: Option<CentringPlan> = None;
+        let mut refinement = Vec::with_capacity(stages);
+        for j in 0..stages {
+            if let Some((_, radius)) = centre_after.filter(|&(c, _)| c == j) {
+                let whitened_radius = (1.0 + s).sqrt() * radius;
+                let mean = self.centring_learner(whitened_radius, s).plan(n, d)?;
+                // The rank-one bias moves the whitened target by at most `r_0^2` in both norms
+                // and keeps its smallest eigenvalue.
+                let shift = mean.accuracy().powi(2);
+                centring = Some(CentringPlan {
+                    after_stages: j,
+                    record_radius: radius + self.kappa.sqrt() * rho.records,
+                    whitened_radius,
+                    spectral: s,
+                    mean,
+                    bias: shift / l,
+                });
+                (r, s) = (r + shift, s + shift);
+                chain.frobenius += shift;
+                chain.operator += shift;
+            }
+            let (samples, eta, rho_j, bias) = match &centring {
+                Some(centring) => (n, self.privacy.corruption, rho.records, centring.bias),
+                None => (n / 2, 2.0 * self.privacy.corruption, rho.pairs, 0.0),
+            };
+            let nf = samples as f64;
+            let delta = c.slack * (dim / nf).sqrt();
+            let floor = c.floor_scale * (2.0 * dim / nf).sqrt();
+            let rho_lift = c.rho_scale * (2.0 * dim / nf).sqrt();
+            let k =
+                2.0 / eps_j * (dim * (r / rho_lift).max(1.0).ln() + (stages as f64 / beta).ln());
+            let eta_j = eta + k / nf;
             if eta_j >= 0.5 {
                 return Err(LearnError::TooFewSamples(format!(
-                    "the refinement's score bound {k:.0} is too large for {m} pairs"
+                    "the refinement's score bound {k:.0} is too large for {samples} points"
                 )));
             }
             let next = (c.safety * (eta_j * (8.0 * s + r * r + delta)).sqrt() + floor).min(r);
@@ -320,7 +511,7 @@ impl PrivateCovariance {
                 score_bound: k,
                 chain: MechanismSettings::new(eps_j, dim as usize)?.chain_rule(),
                 accuracy: next,
-                projection_radius: (1.0 + s).sqrt() * pair_radius / self.kappa.sqrt(),
+                projection_radius: (1.0 + s).sqrt() * (rho_j + bias.sqrt()),
             });
             chain.step(r, s, l, next);
             // Calibrated: re-whitening by the release divides the next error by about `1 - r`
@@ -343,14 +534,12 @@ impl PrivateCovariance {
                 (r, s, l) = (next_r, next_s, next_l);
             }
         }
-        let guaranteed_error = chain.final_error();
-        Ok(CovariancePlan {
-            pairs: m,
-            pair_radius,
-            preconditioner,
-            frame_scale,
-            refinement,
-            guaranteed_error,
+        let to_sigma = |e: f64| centring.as_ref().map_or(e, |c| c.relative_to_sigma(e));
+        Ok(RefinementOutcome {
+            guaranteed_error: chain.final_error().map(to_sigma),
+            planned_error: to_sigma(refinement.last().map_or(f64::INFINITY, |s| s.accuracy)),
+            stages: refinement,
+            centring,
         })
     }
 
@@ -375,11 +564,15 @@ impl PrivateCovariance {
 
     /// The assumptions every covariance bound rests on.
     pub fn assumptions(&self) -> Vec<String> {
-        vec![
+        let mut assumptions = vec![
             "the uncorrupted records are i.i.d. Gaussian N(mu, Sigma)".to_string(),
             format!("I ⪯ Sigma ⪯ K I with K = {} (the prior)", self.kappa),
-            self.privacy.corruption_assumption(),
-        ]
+        ];
+        if let Some(radius) = self.mean_prior {
+            assumptions.push(format!("|mu| <= R = {radius} (the prior)"));
+        }
+        assumptions.push(self.privacy.corruption_assumption());
+        assumptions
     }
 
     /// The final accuracy bound of `plan` with its assumptions: the worst case carried from the
@@ -398,7 +591,7 @@ impl PrivateCovariance {
                 plan.preconditioner.kappa,
                 self.privacy.epsilon,
                 self.settings.max_planned_error,
-                plan.refinement.last().map_or(f64::INFINITY, |s| s.accuracy)
+                plan.planned_error
             )
         });
         AccuracyBound {
@@ -407,8 +600,15 @@ impl PrivateCovariance {
             probability: 1.0 - self.privacy.beta,
             assumptions: self.assumptions(),
             basis: format!(
-                "MATH 5.2 (staged preconditioner: Sigma ⪯ U ⪯ {:.2} Sigma) carried through the refinement stages (2.3) in the worst case, with calibrated constants (docs/calibration.md), for the exact mechanism",
-                plan.preconditioner.kappa
+                "MATH 5.2 (staged preconditioner: Sigma ⪯ U ⪯ {:.2} Sigma) carried through the refinement stages (2.3) in the worst case{}, with calibrated constants (docs/calibration.md), for the exact mechanism",
+                plan.preconditioner.kappa,
+                match &plan.centring {
+                    Some(c) => format!(
+                        ", on records centred by a mean in the preconditioner's frame (MATH 5.3b; rank-one bias t = {:.4})",
+                        c.bias
+                    ),
+                    None => " on pairs".to_string(),
+                }
             ),
             unavailable,
         }
@@ -416,9 +616,10 @@ impl PrivateCovariance {
 }
 
 impl Plan for CovariancePlan {
-    /// The preconditioner, then the refinement stages.
+    /// The preconditioner, the centring mean's stages (when centred), then the refinement
+    /// stages.
     fn steps(&self) -> usize {
-        1 + self.refinement.len()
+        1 + self.centring.as_ref().map_or(0, |c| c.mean.steps()) + self.refinement.len()
     }
 }
 
@@ -460,10 +661,23 @@ impl Learner for PrivateCovariance {
                 self.settings.max_planned_error
             )));
         }
-        if !(self.settings.preconditioner_share > 0.0 && self.settings.preconditioner_share < 1.0)
+        let (p, m) = (self.settings.preconditioner_share, self.settings.mean_share);
+        if !(p > 0.0 && m > 0.0 && self.refinement_share() > 0.0)
             || self.settings.refinement_stages == 0
         {
-            return Err(LearnError::InvalidSetting("the preconditioner's share must lie in (0, 1) and there must be >= 1 refinement stage".into()));
+            return Err(LearnError::InvalidSetting(format!(
+                "the eps shares must be positive and leave a positive share for the refinement (preconditioner {p}, mean {m}{}), and there must be >= 1 refinement stage",
+                if self.mean_prior.is_some() {
+                    ""
+                } else {
+                    ", unused: not centred"
+                }
+            )));
+        }
+        if let Some(radius) = self.mean_prior {
+            // The centring mean's own checks (the plan checks its radius in the frame, up to
+            // sqrt(2) R).
+            self.centring_learner(radius, 1.0).validate()?;
         }
         Ok(())
     }
@@ -472,18 +686,13 @@ impl Learner for PrivateCovariance {
     /// cannot contract or the planned error exceeds [`PrivateCovariance::max_planned_error`].
     fn plan(&self, n: usize, d: usize) -> Result<CovariancePlan, LearnError> {
         self.validate()?;
-        let acceptable = |plan: &CovariancePlan| {
-            plan.refinement
-                .last()
-                .is_some_and(|s| s.accuracy <= self.settings.max_planned_error)
-        };
+        let acceptable =
+            |plan: &CovariancePlan| plan.planned_error <= self.settings.max_planned_error;
         let refusal = match self.plan_unchecked(n, d) {
             Ok(plan) if acceptable(&plan) => return Ok(plan),
             Ok(plan) => format!(
                 "the planned error |Sigma^-1/2 Sigma_hat Sigma^-1/2 - I|_F <= {:.3} is above {} (the preconditioner's kappa_J = {:.1})",
-                plan.refinement.last().map_or(f64::INFINITY, |s| s.accuracy),
-                self.settings.max_planned_error,
-                plan.preconditioner.kappa
+                plan.planned_error, self.settings.max_planned_error, plan.preconditioner.kappa
             ),
             Err(LearnError::TooFewSamples(reason)) => reason,
             Err(other) => return Err(other),
@@ -507,7 +716,8 @@ impl Learner for PrivateCovariance {
         )))
     }
 
-    /// Progress steps: 0 the preconditioner, `1..=J` the refinement stages.
+    /// Progress steps: 0 the preconditioner, then the centring mean's stages (when centred),
+    /// then the refinement stages.
     fn fit_with_progress(
         &self,
         data: &DMatrix<f64>,
@@ -515,24 +725,80 @@ impl Learner for PrivateCovariance {
     ) -> Result<CovarianceFit, LearnError> {
         self.validate()?;
         check_data(data)?;
-        let d = data.ncols();
-        let plan = self.plan(data.nrows(), d)?;
+        let plan = self.plan(data.nrows(), data.ncols())?;
         let clock = Instant::now();
+        let mut parts = self.fit_parts(data, &plan, progress)?;
+        parts.diagnostics.elapsed_s = clock.elapsed().as_secs_f64();
+        let accuracy = vec![self.accuracy_bound(&plan, data.nrows(), data.ncols())];
+        let release = Release::pure(
+            parts.covariance,
+            self.privacy.epsilon,
+            plan,
+            parts.stage_releases,
+            accuracy,
+        );
+        Ok(Fit {
+            release,
+            diagnostics: parts.diagnostics,
+        })
+    }
+}
+
+/// What a covariance fit computes before it is packaged as a release: the estimate, the
+/// centring mean (when centred), the stage releases and the diagnostics.
+pub(crate) struct CovarianceParts {
+    pub covariance: DMatrix<f64>,
+    pub centring_mean: Option<DVector<f64>>,
+    pub stage_releases: Vec<StageRelease>,
+    pub diagnostics: Diagnostics,
+}
+
+impl PrivateCovariance {
+    /// The fit's mechanism steps on checked `data` with its checked `plan`: the
+    /// preconditioner on pairs, then the Frobenius refinement (MATH.md 5.3), CM on lifted
+    /// points re-whitened at each stage; when centred, after `c` stages on pairs, the mean in the
+    /// current frame centres the projected records and the remaining stages run on them.
+    pub(crate) fn fit_parts(
+        &self,
+        data: &DMatrix<f64>,
+        plan: &CovariancePlan,
+        progress: &mut dyn FnMut(usize, Progress),
+    ) -> Result<CovarianceParts, LearnError> {
+        let d = data.ncols();
         let mut rng = seeded_rng(self.privacy.seed)?;
         let mut diagnostics = Diagnostics::default();
-        let mut stage_releases = Vec::with_capacity(1 + plan.refinement.len());
+        let mut stage_releases = Vec::with_capacity(plan.steps());
+        let mut centring_mean = None;
 
         // Preconditioner: the staged additive release; the refinement starts in its frame.
-        let (x, frame, releases) = precondition(data, &plan, &mut rng);
-        let mut sigma = frame / plan.frame_scale;
+        let (mut points, frame, releases) = precondition(data, plan, &mut rng);
         stage_releases.extend(releases);
-
-        // Refinement: CM on lifted points, re-whitened at each stage.
+        let mut sigma = frame / plan.frame_scale;
         let identity = svec_of(&DMatrix::identity(d, d));
         let origin = vec![0.0; d];
+        let mut step = 1;
         for (j, stage) in plan.refinement.iter().enumerate() {
+            if let Some(centring) = plan.centring.as_ref().filter(|c| c.after_stages == j) {
+                let projected = project_rows(data, &origin, centring.record_radius);
+                let fit = self
+                    .centring_learner(centring.whitened_radius, centring.spectral)
+                    .fit_with_progress(&(&projected * spd_power(&sigma, -0.5)), &mut |i, p| {
+                        progress(step + i, p)
+                    })?;
+                step += centring.mean.steps();
+                let mu = spd_power(&sigma, 0.5) * &fit.release.estimate;
+                stage_releases.extend(fit.release.stage_releases.into_iter().map(|s| {
+                    StageRelease {
+                        step: format!("{} (centring, whitened by the current frame)", s.step),
+                        ..s
+                    }
+                }));
+                diagnostics.extend(fit.diagnostics);
+                points = DMatrix::from_fn(projected.nrows(), d, |i, k| projected[(i, k)] - mu[k]);
+                centring_mean = Some(mu);
+            }
             let w = spd_power(&sigma, -0.5);
-            let xw = project_rows(&(&x * &w), &origin, stage.projection_radius);
+            let xw = project_rows(&(&points * &w), &origin, stage.projection_radius);
             let mut lifted = DMatrix::zeros(xw.nrows(), identity.len());
             for (i, row) in xw.row_iter().enumerate() {
                 for (k, v) in svec(d, |a, b| row[a] * row[b]).into_iter().enumerate() {
@@ -552,32 +818,25 @@ impl Learner for PrivateCovariance {
                 sampler: self.privacy.sampler,
             };
             let out = run_cm_stage(&lifted, &cm, Some(Box::new(band)), &mut rng, &mut |p| {
-                progress(j + 1, p)
+                progress(step, p)
             })?;
+            step += 1;
             let half = spd_power(&sigma, 0.5);
             sigma = &half * matrix_of(&out.theta) * &half;
-            let step = format!("refinement {}", j + 1);
+            let name = format!("refinement {}", j + 1);
             stage_releases.push(StageRelease {
-                step: format!("{step} (svec, whitened by the previous release)"),
+                step: format!("{name} (svec, whitened by the previous release)"),
                 release: out.theta,
             });
             diagnostics.steps.push(StepDiagnostics {
-                step,
+                step: name,
                 record: out.record,
             });
         }
-        diagnostics.elapsed_s = clock.elapsed().as_secs_f64();
-        let covariance = DMatrix::from_fn(d, d, |i, k| 0.5 * (sigma[(i, k)] + sigma[(k, i)]));
-        let accuracy = vec![self.accuracy_bound(&plan, data.nrows(), d)];
-        let release = Release::pure(
-            covariance,
-            self.privacy.epsilon,
-            plan,
+        Ok(CovarianceParts {
+            covariance: DMatrix::from_fn(d, d, |i, k| 0.5 * (sigma[(i, k)] + sigma[(k, i)])),
+            centring_mean,
             stage_releases,
-            accuracy,
-        );
-        Ok(Fit {
-            release,
             diagnostics,
         })
     }
@@ -587,14 +846,15 @@ impl Learner for PrivateCovariance {
 mod tests {
     use super::*;
 
-    /// Every planned refinement band is positive definite and contains the whitened truth's
-    /// guaranteed spectrum `[max(1 - s, l), 1 + s]`, and the first stage's operator bound is
+    /// Every planned refinement band, on pairs or centred, is positive definite and contains
+    /// the whitened truth's guaranteed spectrum `[max(1 - s, l), 1 + s]`, and the first stage's
+    /// operator bound is
     /// `s0 = (kappa_J - 1)/(kappa_J + 1) < 1` (the frame's arithmetic centring), over a grid that
     /// includes plans with `kappa_J > 4` (where MATH.md 5.3's geometric centring would give
     /// `s0 > 1`).
     #[test]
     fn refinement_bands_are_positive_definite_and_contain_the_truth() {
-        let (mut plans, mut wide) = (0, 0);
+        let (mut plans, mut wide, mut centred_plans) = (0, 0, 0);
         for &(n, d) in &[
             (2_000, 2),
             (20_000, 5),
@@ -603,43 +863,90 @@ mod tests {
             (100_000, 20),
             (50_000, 50),
         ] {
-            for &eps in &[0.3, 1.5, 4.0] {
-                for &eta in &[0.0, 0.01, 0.05] {
-                    let Ok(plan) = PrivateCovariance::new(Privacy::new(eps).corruption(eta), 100.0)
-                        .settings(CovarianceSettings {
-                            max_planned_error: 1e9,
-                            ..Default::default()
-                        })
-                        .plan(n, d)
-                    else {
-                        continue;
-                    };
-                    plans += 1;
-                    let kappa = plan.preconditioner.kappa;
-                    assert!(
-                        (plan.refinement[0].spectral - (kappa - 1.0) / (kappa + 1.0)).abs() < 1e-12
+            for (&eps, &eta, centred) in [0.3, 1.5, 4.0].iter().flat_map(|e| {
+                [0.0, 0.01, 0.05]
+                    .iter()
+                    .flat_map(move |eta| [(e, eta, false), (e, eta, true)])
+            }) {
+                let learner = PrivateCovariance::new(Privacy::new(eps).corruption(eta), 100.0)
+                    .settings(CovarianceSettings {
+                        max_planned_error: 1e9,
+                        ..Default::default()
+                    });
+                let learner = if centred {
+                    learner.centred(10.0)
+                } else {
+                    learner
+                };
+                let Ok(plan) = learner.plan(n, d) else {
+                    continue;
+                };
+                centred_plans += usize::from(plan.centring.is_some());
+                plans += 1;
+                let kappa = plan.preconditioner.kappa;
+                // Centred before the first stage, the bias widens it by `r_0^2`.
+                let shift = plan
+                    .centring
+                    .as_ref()
+                    .filter(|c| c.after_stages == 0)
+                    .map_or(0.0, |c| c.mean.accuracy().powi(2));
+                assert!(
+                    (plan.refinement[0].spectral - (kappa - 1.0) / (kappa + 1.0) - shift).abs()
+                        < 1e-12
+                );
+                wide += usize::from(kappa > 4.0);
+                for st in &plan.refinement {
+                    let (lo, hi) = (
+                        band_lower(st.spectral, st.lower_eigenvalue),
+                        band_upper(st.spectral),
                     );
-                    wide += usize::from(kappa > 4.0);
-                    for st in &plan.refinement {
-                        let (lo, hi) = (
-                            band_lower(st.spectral, st.lower_eigenvalue),
-                            band_upper(st.spectral),
-                        );
-                        assert!(
-                            lo > 0.0 && st.lower_eigenvalue > 0.0,
-                            "n {n} d {d} eps {eps} eta {eta}: band lower {lo}"
-                        );
-                        assert!(
-                            lo < (1.0 - st.spectral).max(st.lower_eigenvalue)
-                                && hi > 1.0 + st.spectral
-                        );
-                    }
+                    assert!(
+                        lo > 0.0 && st.lower_eigenvalue > 0.0,
+                        "n {n} d {d} eps {eps} eta {eta}: band lower {lo}"
+                    );
+                    assert!(
+                        lo < (1.0 - st.spectral).max(st.lower_eigenvalue) && hi > 1.0 + st.spectral
+                    );
                 }
             }
         }
         assert!(
-            plans >= 10 && wide > 0,
-            "the grid must include plans, some with kappa_J > 4: {plans} plans, {wide} wide"
+            plans >= 10 && wide > 0 && centred_plans >= 5,
+            "the grid must include plans, some with kappa_J > 4, some centred: {plans} plans, {wide} wide, {centred_plans} centred"
         );
+    }
+
+    /// The centring's bias term (MATH.md 5.3b): in a frame whose whitened truth `T` has
+    /// smallest eigenvalue `l`, a centring error `b` (whitened) of norm `r_0` moves the second
+    /// moment to `T + b b^T`, whose error relative to the truth is `b^T T^{-1} b <= r_0^2 / l =
+    /// t` in Frobenius norm. An exact estimate of the biased second moment (`e' = 0`) then has
+    /// error at most `relative_to_sigma(0) = t` for every direction, with equality along the
+    /// thinnest direction: a bound that dropped the bias (`e' = 0`) is broken there.
+    #[test]
+    fn centring_bias_is_attained_in_the_thinnest_direction() {
+        let plan = PrivateCovariance::new(Privacy::new(2.0), 100.0)
+            .centred(10.0)
+            .plan(100_000, 3)
+            .expect("a centred plan");
+        let centring = plan.centring.as_ref().expect("centred");
+        let c = centring.after_stages;
+        let l = plan.refinement[c].lower_eigenvalue;
+        let r0 = centring.mean.accuracy();
+        assert!((centring.bias - r0 * r0 / l).abs() <= 1e-12 * centring.bias);
+        // A whitened truth with smallest eigenvalue l along e_1.
+        let t = DMatrix::from_diagonal(&nalgebra::DVector::from_vec(vec![l, 1.0, 1.2]));
+        let t_inv_half = spd_power(&t, -0.5);
+        let error_of = |b: &nalgebra::DVector<f64>| {
+            let biased = &t + b * b.transpose();
+            (&t_inv_half * biased * &t_inv_half - DMatrix::identity(3, 3)).norm()
+        };
+        let bound = centring.relative_to_sigma(0.0);
+        let thinnest = nalgebra::DVector::from_vec(vec![r0, 0.0, 0.0]);
+        assert!((error_of(&thinnest) - bound).abs() <= 1e-9 * bound && bound > 0.0);
+        for k in 0..50 {
+            let a = k as f64 * 0.3;
+            let b = nalgebra::DVector::from_vec(vec![a.cos(), a.sin() * 0.6, a.sin() * 0.8]) * r0;
+            assert!(error_of(&b) <= bound * (1.0 + 1e-9));
+        }
     }
 }

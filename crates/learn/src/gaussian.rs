@@ -1,13 +1,14 @@
-//! Learning a Gaussian in total variation (MATH.md 5.4): the private covariance (pairing,
-//! preconditioning, refinement) with a share of eps, then the private mean of the records
-//! whitened by the covariance estimate, with `Gamma` widened by the covariance's error bound;
-//! `mu_hat = Sigma_hat^{1/2} theta`. The mean step's prior radius and widening come from the
-//! covariance's public plan, not from its release.
+//! Learning a Gaussian in total variation (MATH.md 5.4, 5.3b). By default the refinement is
+//! centred: the private covariance pairs the records for its preconditioner, releases a mean
+//! `mu_0` in the preconditioner's frame, and refines on the records centred by it
+//! ([`crate::covariance::CentringPlan`]); `mu_0` is the Gaussian's mean. With
+//! [`GaussianSettings::centred`] false, the covariance refines on pairs and the mean comes after
+//! it: the private mean of the records whitened by the covariance estimate, with `Gamma` widened
+//! by the covariance's planned error, `mu_hat = Sigma_hat^{1/2} theta`.
 //!
-//! Privacy: the eps split (default 1/2 preconditioner, 3/8 refinement, 1/8 mean, MATH.md 5.4,
-//! calibrated in docs/calibration.md) is
-//! data-independent; the mean step uses the covariance release (already private) to whiten,
-//! which is adaptive composition, so the pair is eps-DP.
+//! Privacy: the eps split (default 1/2 preconditioner, 1/8 mean, 3/8 refinement,
+//! docs/calibration.md) is data-independent; every step whitens or centres by earlier releases
+//! (already private), which is adaptive composition, so the fit is eps-DP.
 use crate::covariance::{CovariancePlan, CovarianceSettings, PrivateCovariance};
 use crate::learner::{Learner, Plan};
 use crate::mean::{MeanSettings, PrivateMean};
@@ -47,6 +48,24 @@ pub struct GaussianSettings {
     pub mean_share: f64,
     /// The number of Frobenius refinement stages of the covariance, at least 1 (default 2).
     pub refinement_stages: usize,
+    /// Whether the refinement's later stages run on records centred by a mean released in a
+    /// frame of the fit (MATH.md 5.3b), or all on pairs with the mean step last (default
+    /// [`Centring::Planned`]: the plan's choice).
+    pub centring: Centring,
+}
+
+/// Whether a Gaussian fit centres its refinement (MATH.md 5.3b). Centring halves the
+/// refinement's corruption and doubles its points, but adds the centring mean's rank-one bias
+/// `t = r_0^2 / l_c`, which grows with the frame's condition (so pairs can be better when the
+/// preconditioner's `kappa_J` is large, e.g. under declared corruption).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Centring {
+    /// Plan both and keep the smaller planned covariance error (ties: centred).
+    Planned,
+    /// Always centred.
+    Always,
+    /// Always on pairs.
+    Never,
 }
 
 impl Default for GaussianSettings {
@@ -55,6 +74,7 @@ impl Default for GaussianSettings {
             preconditioner_share: 0.5,
             mean_share: 0.125,
             refinement_stages: 2,
+            centring: Centring::Planned,
         }
     }
 }
@@ -82,22 +102,31 @@ pub type GaussianFit = Fit<GaussianEstimate, GaussianPlan>;
 /// The public release of a Gaussian fit.
 pub type GaussianRelease = Release<GaussianEstimate, GaussianPlan>;
 
-/// The public plan of a Gaussian fit: the covariance's plan and the mean step's schedule,
-/// with the whitened prior radius and the widening of `Gamma` the latter uses.
+/// The public plan of a Gaussian fit: the covariance's plan and, when the refinement is on
+/// pairs, the final mean step's.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct GaussianPlan {
-    /// The covariance step's plan.
+    /// The covariance step's plan (with the centring mean's schedule when centred).
     pub covariance: CovariancePlan,
+    /// The mean step after the covariance, when the refinement is on pairs; `None` when
+    /// centred (the centring mean is the Gaussian's mean).
+    pub mean: Option<MeanStepPlan>,
+}
+
+/// The plan of the mean step after a pairs refinement: the schedule on the records whitened by
+/// the covariance release, with the whitened prior radius and the widening of `Gamma` it uses.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MeanStepPlan {
     /// The mean step's schedule (on the whitened records).
-    pub mean: Schedule,
+    pub schedule: Schedule,
     /// `R / sqrt(1 - s)`, `s` the covariance's planned operator error (capped at 0.99).
     pub whitened_radius: f64,
     /// `2 s / (1 - s)`.
     pub widening: f64,
     /// Before whitening, the mean step projects every record onto `B(0, record_radius)`:
-    /// `R + sqrt(K) rho_n`, `rho_n = sqrt(d) + sqrt(2 log(4 n / beta_mean))` with the mean step's
-    /// share `beta_mean = beta / 2`: it holds the clean records under the priors with the same
-    /// probability as the mean step's own projections ([`crate::projection`]).
+    /// `R + sqrt(K) rho_n`, `rho_n = sqrt(d) + sqrt(2 log(n / beta_p))` with `beta_p = beta / 8`:
+    /// it holds the clean records under the priors with the same probability as the mean step's
+    /// own projections ([`crate::projection`]).
     pub record_radius: f64,
 }
 
@@ -119,25 +148,41 @@ impl PrivateGaussian {
         self
     }
 
-    /// The covariance step: `(1 - mean share) eps`, `beta / 2`, the same seed, the
-    /// preconditioner's share rescaled so that it spends `preconditioner_share * eps`. A fit runs
-    /// exactly this learner first (its plan is [`GaussianPlan::covariance`], its releases the
-    /// first entries of the fit's `stage_releases`); public for tests of the stages' privacy.
-    pub fn covariance_learner(&self) -> PrivateCovariance {
-        let privacy = Privacy {
-            epsilon: (1.0 - self.settings.mean_share) * self.privacy.epsilon,
-            beta: self.privacy.beta / 2.0,
-            ..self.privacy
-        };
-        PrivateCovariance::new(privacy, self.kappa).settings(CovarianceSettings {
-            preconditioner_share: self.settings.preconditioner_share
-                / (1.0 - self.settings.mean_share),
-            refinement_stages: self.settings.refinement_stages,
-            ..CovarianceSettings::default()
-        })
+    /// The covariance step of `plan`. Centred: the whole eps and beta, with the Gaussian's shares and
+    /// the prior `|mu| <= R` (its centring mean is the Gaussian's mean). On pairs:
+    /// `(1 - mean share) eps`, `beta / 2`, the preconditioner's share rescaled so that it spends
+    /// `preconditioner_share * eps`. Either way the seed is the Gaussian's. A fit runs exactly
+    /// this learner first (its plan is [`GaussianPlan::covariance`], its releases the first
+    /// entries of the fit's `stage_releases`); public for tests of the stages' privacy.
+    pub fn covariance_learner(&self, plan: &GaussianPlan) -> PrivateCovariance {
+        self.covariance_learner_with(plan.mean.is_none())
     }
 
-    /// The mean step: `mean share * eps`, `beta / 2`, the seed plus one.
+    /// The covariance step, centred or on pairs ([`Self::covariance_learner`]).
+    fn covariance_learner_with(&self, centred: bool) -> PrivateCovariance {
+        let (p, m) = (self.settings.preconditioner_share, self.settings.mean_share);
+        let settings = |preconditioner_share, mean_share| CovarianceSettings {
+            preconditioner_share,
+            mean_share,
+            refinement_stages: self.settings.refinement_stages,
+            ..CovarianceSettings::default()
+        };
+        if centred {
+            PrivateCovariance::new(self.privacy, self.kappa)
+                .centred(self.radius)
+                .settings(settings(p, m))
+        } else {
+            let privacy = Privacy {
+                epsilon: (1.0 - m) * self.privacy.epsilon,
+                beta: self.privacy.beta / 2.0,
+                ..self.privacy
+            };
+            PrivateCovariance::new(privacy, self.kappa).settings(settings(p / (1.0 - m), m))
+        }
+    }
+
+    /// The mean step after a pairs refinement: `mean share * eps`, `beta / 2`, the seed plus
+    /// one.
     fn mean_learner(&self, radius: f64, covariance_error: f64) -> PrivateMean {
         let privacy = Privacy {
             epsilon: self.settings.mean_share * self.privacy.epsilon,
@@ -151,45 +196,103 @@ impl PrivateGaussian {
         })
     }
 
+    /// The plan on pairs: the covariance's, then the mean step's on the records whitened by the
+    /// covariance release.
+    fn pairs_plan(&self, n: usize, d: usize) -> Result<GaussianPlan, LearnError> {
+        let covariance = self.covariance_learner_with(false).plan(n, d)?;
+        // The covariance's planned operator error `s`: `Sigma_hat ⪰ (1 - s) Sigma ⪰ (1 - s) I`,
+        // so the whitened mean has norm <= R / sqrt(1 - s), and the whitened clean covariance
+        // is within `s / (1 - s)` of I on both sides; `Gamma` widens by twice that (its upper
+        // side and the lower side of the covariance enter the bound, MATH.md 2.1).
+        let s = covariance.planned_error.min(0.99);
+        let (whitened_radius, widening) = (self.radius / (1.0 - s).sqrt(), 2.0 * s / (1.0 - s));
+        let max_radius = crate::Constants::default().max_radius;
+        if whitened_radius > max_radius {
+            return Err(LearnError::InvalidSetting(format!(
+                "the prior radius R = {}, in the frame of the covariance's planned error (s = {s:.3}), is R / sqrt(1 - s) = {whitened_radius:.1}, \
+                 above the largest the mean's stages resolve ({max_radius}): centre the data at a public guess of the mean and use a smaller R",
+                self.radius
+            )));
+        }
+        let schedule = self.mean_learner(whitened_radius, widening).plan(n, d)?;
+        let record_radius =
+            self.radius + self.kappa.sqrt() * clean_radius(n, d, self.privacy.beta / 8.0);
+        Ok(GaussianPlan {
+            covariance,
+            mean: Some(MeanStepPlan {
+                schedule,
+                whitened_radius,
+                widening,
+                record_radius,
+            }),
+        })
+    }
+
     /// The accuracy bounds of `plan` (for `n` records in `R^d`) with their assumptions: the
-    /// covariance's (Mahalanobis-Frobenius) and the mean's (Mahalanobis), the latter from the
-    /// mean step's bound `r` in the frame of `Sigma_hat` and the covariance's planned operator
-    /// error `s`: `|Sigma^-1/2 (mu_hat - mu)| <= sqrt(1 + s) r`. The mean's holds only when the
-    /// covariance's guaranteed error is at most the `s` its widening was planned for; both are
-    /// `None` (with the reason) otherwise.
+    /// covariance's (Mahalanobis-Frobenius) and the mean's (Mahalanobis). Centred, the mean's is
+    /// the centring mean's ([`crate::covariance::CentringPlan::mahalanobis_bound`]), which rests
+    /// on the preconditioner's frame alone. On pairs, it is the mean step's bound `r` in the
+    /// frame of `Sigma_hat` with the covariance's planned operator error `s`:
+    /// `|Sigma^-1/2 (mu_hat - mu)| <= sqrt(1 + s) r`, which holds only when the covariance's
+    /// guaranteed error is at most the `s` its widening was planned for (`None`, with the
+    /// reason, otherwise).
     pub fn accuracy_bounds(&self, plan: &GaussianPlan, n: usize, d: usize) -> Vec<AccuracyBound> {
-        let covariance = self
-            .covariance_learner()
-            .accuracy_bound(&plan.covariance, n, d);
-        let s = plan.widening / (2.0 + plan.widening);
-        let mut assumptions = self.covariance_learner().assumptions();
-        assumptions.insert(1, format!("|mu| <= R = {} (the prior)", self.radius));
-        let covered = covariance.bound.filter(|&g| g <= s);
-        let unavailable = match (&covariance.unavailable, covariance.bound) {
-            (Some(reason), _) => Some(format!(
-                "it rests on the covariance's bound, which is unavailable: {reason}"
-            )),
-            (None, Some(g)) if g > s => Some(format!(
-                "the covariance's guaranteed error {g:.3} exceeds the {s:.3} the mean step's widening was planned for"
-            )),
-            _ => None,
-        };
-        let mean = AccuracyBound {
-            metric: "|Sigma^-1/2 (mu_hat - mu)|_2".into(),
-            bound: covered.map(|_| (1.0 + s).sqrt() * plan.mean.accuracy()),
-            probability: 1.0 - self.privacy.beta,
-            assumptions,
-            basis: "the mean step's bound (MATH 5.1) in the frame of the covariance release, widened by the covariance's planned error".into(),
-            unavailable,
+        let learner = self.covariance_learner(plan);
+        let covariance = learner.accuracy_bound(&plan.covariance, n, d);
+        let mut assumptions = learner.assumptions();
+        if plan.mean.is_some() {
+            assumptions.insert(1, format!("|mu| <= R = {} (the prior)", self.radius));
+        }
+        let mean = match &plan.mean {
+            None => AccuracyBound {
+                metric: "|Sigma^-1/2 (mu_hat - mu)|_2".into(),
+                bound: plan.covariance.centring.as_ref().map(|c| c.mahalanobis_bound()),
+                probability: 1.0 - self.privacy.beta,
+                assumptions,
+                basis: "the centring mean's bound r_0 (MATH 5.1) in the preconditioner's frame U_J / c, carried to Sigma's frame by Sigma ⪯ U_J ⪯ kappa_J Sigma (MATH 5.3b): sqrt(kappa_J / c) r_0".into(),
+                unavailable: None,
+            },
+            Some(step) => {
+                let s = step.widening / (2.0 + step.widening);
+                let covered = covariance.bound.filter(|&g| g <= s);
+                let unavailable = match (&covariance.unavailable, covariance.bound) {
+                    (Some(reason), _) => Some(format!(
+                        "it rests on the covariance's bound, which is unavailable: {reason}"
+                    )),
+                    (None, Some(g)) if g > s => Some(format!(
+                        "the covariance's guaranteed error {g:.3} exceeds the {s:.3} the mean step's widening was planned for"
+                    )),
+                    _ => None,
+                };
+                AccuracyBound {
+                    metric: "|Sigma^-1/2 (mu_hat - mu)|_2".into(),
+                    bound: covered.map(|_| (1.0 + s).sqrt() * step.schedule.accuracy()),
+                    probability: 1.0 - self.privacy.beta,
+                    assumptions,
+                    basis: "the mean step's bound (MATH 5.1) in the frame of the covariance release, widened by the covariance's planned error".into(),
+                    unavailable,
+                }
+            }
         };
         vec![covariance, mean]
     }
 }
 
+impl GaussianPlan {
+    /// The schedule of the mean the fit releases: the mean step's (on pairs) or the centring
+    /// mean's.
+    pub fn mean_schedule(&self) -> Option<&Schedule> {
+        match &self.mean {
+            Some(step) => Some(&step.schedule),
+            None => self.covariance.centring.as_ref().map(|c| &c.mean),
+        }
+    }
+}
+
 impl Plan for GaussianPlan {
-    /// The covariance's steps, then the mean's.
+    /// The covariance's steps, then the mean step's (on pairs).
     fn steps(&self) -> usize {
-        self.covariance.steps() + self.mean.steps()
+        self.covariance.steps() + self.mean.as_ref().map_or(0, |m| m.schedule.steps())
     }
 }
 
@@ -213,45 +316,42 @@ impl Learner for PrivateGaussian {
             )));
         }
         self.privacy.validate()?;
-        self.covariance_learner().validate()?;
+        if self.settings.centring != Centring::Never {
+            self.covariance_learner_with(true).validate()?;
+        }
+        if self.settings.centring != Centring::Always {
+            self.covariance_learner_with(false).validate()?;
+        }
         self.mean_learner(self.radius, 0.0).validate()
     }
 
+    /// Centred, on pairs, or the one with the smaller planned covariance error
+    /// ([`GaussianSettings::centring`]).
     fn plan(&self, n: usize, d: usize) -> Result<GaussianPlan, LearnError> {
         self.validate()?;
-        let covariance = self.covariance_learner().plan(n, d)?;
-        // The covariance's planned operator error `s`: `Sigma_hat ⪰ (1 - s) Sigma ⪰ (1 - s) I`,
-        // so the whitened mean has norm <= R / sqrt(1 - s), and the whitened clean covariance
-        // is within `s / (1 - s)` of I on both sides; `Gamma` widens by twice that (its upper
-        // side and the lower side of the covariance enter the bound, MATH.md 2.1).
-        let s = covariance
-            .refinement
-            .last()
-            .map_or(1.0, |s| s.accuracy)
-            .min(0.99);
-        let (whitened_radius, widening) = (self.radius / (1.0 - s).sqrt(), 2.0 * s / (1.0 - s));
-        let max_radius = crate::Constants::default().max_radius;
-        if whitened_radius > max_radius {
-            return Err(LearnError::InvalidSetting(format!(
-                "the prior radius R = {}, in the frame of the covariance's planned error (s = {s:.3}), is R / sqrt(1 - s) = {whitened_radius:.1}, \
-                 above the largest the mean's stages resolve ({max_radius}): centre the data at a public guess of the mean and use a smaller R",
-                self.radius
-            )));
+        let centred = || {
+            self.covariance_learner_with(true)
+                .plan(n, d)
+                .map(|covariance| GaussianPlan {
+                    covariance,
+                    mean: None,
+                })
+        };
+        match self.settings.centring {
+            Centring::Always => centred(),
+            Centring::Never => self.pairs_plan(n, d),
+            Centring::Planned => match (centred(), self.pairs_plan(n, d)) {
+                (Ok(c), Ok(p)) if p.covariance.planned_error < c.covariance.planned_error => Ok(p),
+                (Ok(c), _) => Ok(c),
+                (Err(_), Ok(p)) => Ok(p),
+                (Err(e), Err(_)) => Err(e),
+            },
         }
-        let mean = self.mean_learner(whitened_radius, widening).plan(n, d)?;
-        let record_radius =
-            self.radius + self.kappa.sqrt() * clean_radius(n, d, self.privacy.beta / 8.0);
-        Ok(GaussianPlan {
-            covariance,
-            mean,
-            whitened_radius,
-            widening,
-            record_radius,
-        })
     }
 
-    /// Progress steps: the covariance's (preconditioner, refinement stages), then the mean's
-    /// stages.
+    /// Progress steps: the covariance's (preconditioner, then the refinement stages with the
+    /// centring mean's stages before the first centred one), then the mean step's stages (on
+    /// pairs).
     fn fit_with_progress(
         &self,
         data: &DMatrix<f64>,
@@ -264,37 +364,38 @@ impl Learner for PrivateGaussian {
         let plan = self.plan(n, d)?;
         let clock = Instant::now();
         let cov = self
-            .covariance_learner()
-            .fit_with_progress(data, progress)?;
-        let sigma = &cov.release.estimate;
-        let w = spd_power(sigma, -0.5);
-        let steps = plan.covariance.steps();
-        let mean_learner = self.mean_learner(plan.whitened_radius, plan.widening);
-        // Records projected onto the public ball before whitening, so that the whitened
-        // records are finite and bounded whatever the input.
-        let projected = project_rows(data, &vec![0.0; d], plan.record_radius);
-        let mean = mean_learner
-            .fit_with_progress(&(projected * &w), &mut |j, p| progress(steps + j, p))?;
-        let half = spd_power(sigma, 0.5);
-        let mu = &half * &mean.release.estimate;
-
-        let mut diagnostics = cov.diagnostics;
-        diagnostics.extend(mean.diagnostics);
+            .covariance_learner(&plan)
+            .fit_parts(data, &plan.covariance, progress)?;
+        let sigma = cov.covariance;
+        let (mut diagnostics, mut stage_releases) = (cov.diagnostics, cov.stage_releases);
+        let mu = match (&plan.mean, cov.centring_mean) {
+            (Some(step), _) => {
+                let steps = plan.covariance.steps();
+                let mean_learner = self.mean_learner(step.whitened_radius, step.widening);
+                // Records projected onto the public ball before whitening, so that the
+                // whitened records are finite and bounded whatever the input.
+                let projected = project_rows(data, &vec![0.0; d], step.record_radius);
+                let mean = mean_learner
+                    .fit_with_progress(&(projected * spd_power(&sigma, -0.5)), &mut |j, p| {
+                        progress(steps + j, p)
+                    })?;
+                diagnostics.extend(mean.diagnostics);
+                stage_releases.extend(mean.release.stage_releases.into_iter().map(|s| {
+                    StageRelease {
+                        step: format!("{} (whitened)", s.step),
+                        ..s
+                    }
+                }));
+                spd_power(&sigma, 0.5) * &mean.release.estimate
+            }
+            (None, Some(mu)) => mu,
+            (None, None) => DVector::zeros(d),
+        };
         diagnostics.elapsed_s = clock.elapsed().as_secs_f64();
-        let mut stage_releases = cov.release.stage_releases;
-        stage_releases.extend(
-            mean.release
-                .stage_releases
-                .into_iter()
-                .map(|s| StageRelease {
-                    step: format!("{} (whitened)", s.step),
-                    ..s
-                }),
-        );
         let accuracy = self.accuracy_bounds(&plan, n, d);
         let estimate = GaussianEstimate {
             mean: mu,
-            covariance: cov.release.estimate,
+            covariance: sigma,
         };
         let release = Release::pure(
             estimate,
@@ -322,16 +423,20 @@ mod tests {
         let plan = learner
             .plan(100_000, 5)
             .expect("a plan at the issue's size");
-        let s = plan
-            .covariance
-            .refinement
-            .last()
-            .expect("refinement stages")
-            .accuracy;
+        let centring = plan.covariance.centring.as_ref().expect("centred");
+        assert!(plan.mean.is_none() && !centring.mean.stages.is_empty());
+        let pairs = PrivateGaussian::new(Privacy::new(2.0), 10.0, 100.0)
+            .settings(GaussianSettings {
+                centring: Centring::Never,
+                ..Default::default()
+            })
+            .plan(100_000, 5)
+            .expect("a plan on pairs");
+        let step = pairs.mean.as_ref().expect("a mean step");
+        let s = pairs.covariance.planned_error;
         assert!(
-            (plan.whitened_radius - 10.0 / (1.0 - s).sqrt()).abs() < 1e-12 && plan.widening > 0.0
+            (step.whitened_radius - 10.0 / (1.0 - s).sqrt()).abs() < 1e-12 && step.widening > 0.0
         );
-        assert!(!plan.mean.stages.is_empty());
         assert!(matches!(
             learner.plan(20, 5),
             Err(LearnError::TooFewSamples(_))

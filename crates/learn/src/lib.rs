@@ -41,11 +41,13 @@ pub mod stage;
 pub mod symmetric;
 
 pub use covariance::{
-    CovarianceFit, CovariancePlan, CovarianceRelease, CovarianceSettings, PrivateCovariance,
+    CentringPlan, CovarianceFit, CovariancePlan, CovarianceRelease, CovarianceSettings,
+    PrivateCovariance,
 };
 pub use error::LearnError;
 pub use gaussian::{
-    GaussianEstimate, GaussianFit, GaussianPlan, GaussianRelease, GaussianSettings, PrivateGaussian,
+    Centring, GaussianEstimate, GaussianFit, GaussianPlan, GaussianRelease, GaussianSettings,
+    MeanStepPlan, PrivateGaussian,
 };
 pub use learner::{Learner, Plan};
 pub use mean::{MeanFit, MeanRelease, MeanSettings, PrivateMean, check_data};

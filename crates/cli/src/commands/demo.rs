@@ -114,7 +114,8 @@ fn run_gaussian() -> Result<(), CliError> {
             .iter()
             .map(|r| r.epsilon)
             .sum::<f64>(),
-        plan.mean.stages.iter().map(|s| s.epsilon).sum::<f64>()
+        plan.mean_schedule()
+            .map_or(0.0, |m| m.stages.iter().map(|s| s.epsilon).sum::<f64>())
     );
     println!(
         "  time        : {:.1} s (not private)",
