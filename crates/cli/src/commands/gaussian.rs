@@ -6,8 +6,8 @@
 //! the non-private diagnostics to a separate file.
 use super::{LearnerArgs, run_learner};
 use crate::CliError;
-use clap::Args;
-use sosdp_learn::{PrivateCovariance, PrivateGaussian};
+use clap::{Args, ValueEnum};
+use sosdp_learn::{Centring, GaussianSettings, PrivateCovariance, PrivateGaussian};
 
 /// Arguments shared by both commands.
 #[derive(Debug, Args)]
@@ -29,6 +29,11 @@ pub struct CommonArgs {
 pub struct CovarianceArgs {
     #[command(flatten)]
     common: CommonArgs,
+    /// With a prior bound R > 0 on the norm of the mean: centre the refinement (MATH 5.3b), a
+    /// mean released in the current frame (1/8 of eps) centres the records and the later
+    /// refinement stages run on the n records instead of n/2 pairs. Without it, pairs.
+    #[arg(long, value_name = "R", allow_negative_numbers = true)]
+    radius: Option<f64>,
 }
 
 /// The arguments of `sosdp gaussian`.
@@ -39,18 +44,52 @@ pub struct GaussianArgs {
     /// Prior bound R > 0 on the norm of the mean (the accuracy bounds assume |mu| <= R).
     #[arg(long, value_name = "R", allow_negative_numbers = true)]
     radius: f64,
+    /// Whether the covariance's refinement is centred by the mean (MATH 5.3b): `planned`
+    /// keeps the smaller planned covariance error of the two, before the data are read.
+    #[arg(long, value_enum, default_value_t = CentringArg::Planned)]
+    centring: CentringArg,
+}
+
+/// `--centring`: [`Centring`].
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum CentringArg {
+    /// The plan's choice (the smaller planned covariance error).
+    Planned,
+    /// Always centred.
+    Always,
+    /// Always on pairs, the mean last.
+    Never,
+}
+
+impl From<CentringArg> for Centring {
+    fn from(c: CentringArg) -> Self {
+        match c {
+            CentringArg::Planned => Centring::Planned,
+            CentringArg::Always => Centring::Always,
+            CentringArg::Never => Centring::Never,
+        }
+    }
 }
 
 /// Run `sosdp covariance`.
 pub fn run_covariance(args: &CovarianceArgs) -> Result<(), CliError> {
     let a = &args.common;
     let learner = PrivateCovariance::new(a.learner.privacy(), a.kappa);
+    let learner = match args.radius {
+        Some(radius) => learner.centred(radius),
+        None => learner,
+    };
     run_learner(&a.learner, "step", &learner)
 }
 
 /// Run `sosdp gaussian`.
 pub fn run_gaussian(args: &GaussianArgs) -> Result<(), CliError> {
     let a = &args.common;
-    let learner = PrivateGaussian::new(a.learner.privacy(), args.radius, a.kappa);
+    let learner = PrivateGaussian::new(a.learner.privacy(), args.radius, a.kappa).settings(
+        GaussianSettings {
+            centring: args.centring.into(),
+            ..GaussianSettings::default()
+        },
+    );
     run_learner(&a.learner, "step", &learner)
 }
