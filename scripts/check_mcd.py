@@ -22,6 +22,7 @@ scikit-learn").
 """
 import argparse
 import json
+import os
 import subprocess
 
 import numpy as np
@@ -32,7 +33,11 @@ from sklearn.covariance._robust_covariance import _consistency_factor
 TRUE_MEAN = np.array([1.0, -2.0, 0.5, 0.0, 3.0])
 
 parser = argparse.ArgumentParser()
-parser.add_argument("--example", default="/work/target-mcd/release/examples/mcd")
+parser.add_argument(
+    "--example",
+    default=os.path.join(os.environ.get("CARGO_TARGET_DIR", "target"), "release", "examples", "mcd"),
+    help="the built example (default: $CARGO_TARGET_DIR or target, then release/examples/mcd)",
+)
 parser.add_argument("--data", default="crates/cli/data/demo.csv")
 parser.add_argument("--seeds", type=int, default=5)
 args = parser.parse_args()

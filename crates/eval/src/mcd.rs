@@ -3,9 +3,10 @@
 //! 1999), with the consistency factors and the reweighting step of scikit-learn's `MinCovDet`:
 //! the non-private robust covariance reference of `sosdp bench covariance`.
 //!
-//! The raw MCD of `n` records in `R^d` is the mean `T` and scatter `S = (1/h) sum_{i in H} (x_i -
-//! T)(x_i - T)^T` of the `h`-subset `H` whose scatter has the least determinant. Its Gaussian
-//! breakdown point is `(n - h + 1) / n`, about 1/2 at the default `h = floor((n + d + 1) / 2)`.
+//! The raw MCD of `n` records in `R^d` is the mean `T` and scatter
+//! `S = (1/h) sum_{i in H} (x_i - T)(x_i - T)^T` of the `h`-subset `H` whose scatter has the
+//! least determinant. Its breakdown point (data in general position) is `(n - h + 1) / n`,
+//! about 1/2 at the default `h = floor((n + d + 1) / 2)`.
 //!
 //! **C-step** (the paper's Theorem 1). From `(T, S)`, take the `h` records with the smallest
 //! `(x_i - T)^T S^{-1} (x_i - T)` as the new `H` and recompute `(T, S)` on them: `det S` never
@@ -15,7 +16,7 @@
 //! records while its scatter is singular; its `h` nearest records (in its Mahalanobis distance)
 //! are the first `H`. When `n <= 2 subset_size`, `starts` starts on all records get
 //! `start_steps` C-steps each and the `keep` best (least `log det S`) are iterated to
-//! convergence. For larger `n` (the nesting of the paper's section 3.3): `k = min(max_subsets,
+//! convergence. For larger `n` (the paper's nested extension): `k = min(max_subsets,
 //! floor(n / subset_size))` disjoint random subsets whose union (the merged set) has
 //! `min(n, max_subsets subset_size)` records (rounded down to a multiple of `k`); on each
 //! subset `starts / k` starts with `start_steps` C-steps at `h_sub = ceil(n_sub h / n)`, the
@@ -36,12 +37,12 @@
 //! `MinCovDet` (`correct_covariance`, `reweight_covariance`); its older releases scaled the raw
 //! covariance by `median_i d_i^2 / q_{0.5}` instead and did not correct the reweighted one.
 //!
-//! Two differences from scikit-learn, both from the paper: scikit-learn starts from random
-//! `h`-subsets rather than `(d + 1)`-subsets (a random `(d + 1)`-subset is clean with
-//! probability `(1 - eta)^{d+1}`, an `h`-subset almost never), and for `n > 1500` it splits all
-//! records into `floor(n / 300)` subsets with 500 starts in all, then C-steps every pooled
-//! candidate to convergence on a fresh random merged set of 1500. And it uses
-//! `h = ceil((n + d + 1) / 2)`, one more record than here when `n + d` is even.
+//! Where scikit-learn differs (the first two are the paper's choices here): it starts from random
+//! `h`-subsets rather than `(d + 1)`-subsets (a random `(d + 1)`-subset is clean with probability
+//! `(1 - eta)^{d+1}`, an `h`-subset almost never), and for `n > 500` it splits all records into
+//! `floor(n / 300)` subsets with 500 starts in all, then gives every pooled candidate up to 30
+//! C-steps on a fresh random merged set of at most 1500; and it uses `h = ceil((n + d + 1) / 2)`,
+//! one more record than here when `n + d` is even.
 //!
 //! Cross-check against scikit-learn: `scripts/check_mcd.py`, numbers in `docs/results.md`.
 use crate::baseline::{CovarianceEstimator, Guarantee};
@@ -278,7 +279,8 @@ fn best(mut candidates: Vec<Candidate>, keep: usize) -> Vec<Candidate> {
 impl FastMcd {
     /// The support size `h` for `n` records in `R^d` ([`McdSettings::support_fraction`]).
     pub fn support_size(&self, n: usize, d: usize) -> usize {
-        let least = (n + d + 1) / 2;
+        // floor((n + d + 1) / 2) = ceil((n + d) / 2).
+        let least = (n + d).div_ceil(2);
         let h = self
             .settings
             .support_fraction
