@@ -165,6 +165,22 @@ pub enum CovarianceAdversary {
         /// The factor by which the variance along the direction is inflated.
         factor: f64,
     },
+    /// (b) Subtractive: the `floor(eta n)` records with the largest `|<x_i - mu, v>|` are moved
+    /// to `mu`. The variance along `v` shrinks to `E[g^2; |g| < z] = 1 - eta - 2 z phi(z)` times
+    /// `lambda_min` (`g ~ N(0, 1)`, `z` its two-sided `eta` quantile): 0.72 at `eta = 0.05`.
+    /// Every method that trusts the central records is fooled; MCD's support keeps them.
+    Subtractive,
+}
+
+/// The unit eigenvector `v` of the smallest eigenvalue `lambda_min` of `covariance`, and
+/// `sqrt(lambda_min)`.
+fn thinnest(covariance: &DMatrix<f64>) -> (DVector<f64>, f64) {
+    let eig = (0.5 * (covariance + covariance.transpose())).symmetric_eigen();
+    let k_min = eig.eigenvalues.imin();
+    (
+        eig.eigenvectors.column(k_min).into_owned(),
+        eig.eigenvalues[k_min].max(0.0).sqrt(),
+    )
 }
 
 impl CovarianceAdversary {
@@ -208,10 +224,7 @@ impl CovarianceAdversary {
         match *self {
             CovarianceAdversary::Far { distance, spread }
             | CovarianceAdversary::Cluster { distance, spread } => {
-                let eig = (0.5 * (covariance + covariance.transpose())).symmetric_eigen();
-                let k_min = eig.eigenvalues.imin();
-                let v = eig.eigenvectors.column(k_min).into_owned();
-                let sd = eig.eigenvalues[k_min].max(0.0).sqrt();
+                let (v, sd) = thinnest(covariance);
                 let idx = sample(rng, n, m).into_vec();
                 for &i in &idx {
                     for k in 0..d {
@@ -224,6 +237,26 @@ impl CovarianceAdversary {
             CovarianceAdversary::Inflated { factor } => {
                 Adversary::InflatedDirection { factor }.corrupt(rng, data, eta)
             }
+            CovarianceAdversary::Subtractive => {
+                let (v, _) = thinnest(covariance);
+                let along: Vec<f64> = (0..n)
+                    .map(|i| {
+                        (0..d)
+                            .map(|k| (data[(i, k)] - mean[k]) * v[k])
+                            .sum::<f64>()
+                            .abs()
+                    })
+                    .collect();
+                let mut order: Vec<usize> = (0..n).collect();
+                order.sort_by(|&i, &j| along[j].total_cmp(&along[i]));
+                order.truncate(m);
+                for &i in &order {
+                    for k in 0..d {
+                        data[(i, k)] = mean[k];
+                    }
+                }
+                order
+            }
         }
     }
 }
@@ -234,6 +267,7 @@ mod covariance_tests {
     use nalgebra::DMatrix;
     use rand::SeedableRng;
     use rand::rngs::StdRng;
+    use rand_distr::{Distribution, StandardNormal};
 
     #[test]
     fn far_and_cluster_sit_along_the_thinnest_direction() {
@@ -266,5 +300,46 @@ mod covariance_tests {
                 .all(|i| data.row(i).iter().all(|&x| x == 0.0));
             assert!(untouched);
         }
+    }
+
+    /// Sigma = diag(4, 1, 9): the 5% of records farthest out along e_2 go to the mean, and the
+    /// variance along e_2 drops to about 0.72 (the other coordinates' stay near 4 and 9).
+    #[test]
+    fn subtractive_empties_the_tails_of_the_thinnest_direction() {
+        let sd = nalgebra::DVector::from_vec(vec![2.0, 1.0, 3.0]);
+        let sigma = DMatrix::from_diagonal(&sd.map(|s| s * s));
+        let mean = [1.0, 2.0, 3.0];
+        let mut rng = StdRng::seed_from_u64(2);
+        let n = 40_000;
+        let mut data = DMatrix::from_fn(n, 3, |_, k| {
+            let g: f64 = StandardNormal.sample(&mut rng);
+            mean[k] + sd[k] * g
+        });
+        let before = data.clone();
+        let idx =
+            CovarianceAdversary::Subtractive.corrupt(&mut rng, &mut data, 0.05, &mean, &sigma);
+        assert_eq!(idx.len(), 2000);
+        let least_moved = idx
+            .iter()
+            .map(|&i| (before[(i, 1)] - 2.0).abs())
+            .fold(f64::INFINITY, f64::min);
+        let most_kept = (0..n)
+            .filter(|i| !idx.contains(i))
+            .map(|i| (before[(i, 1)] - 2.0).abs())
+            .fold(0.0, f64::max);
+        assert!(least_moved >= most_kept, "{least_moved} < {most_kept}");
+        assert!(
+            idx.iter()
+                .all(|&i| data.row(i).iter().zip(&mean).all(|(x, m)| x == m))
+        );
+        let variance = |k: usize| {
+            data.column(k)
+                .iter()
+                .map(|x| (x - mean[k]).powi(2))
+                .sum::<f64>()
+                / n as f64
+        };
+        assert!((variance(1) - 0.72).abs() < 0.02, "{}", variance(1));
+        assert!((variance(0) / 4.0 - 0.95).abs() < 0.04 && (variance(2) / 9.0 - 0.95).abs() < 0.04);
     }
 }

@@ -3,13 +3,15 @@
 //!
 //! Each series is drawn as its individual measurements (small dots) and the line through
 //! their medians at each x; the legend carries the series label (the harness puts fitted
-//! growth exponents there).
+//! growth exponents there). A [`Series::dashed`] series gets a dashed line and hollow dots
+//! (the harness draws its non-private methods so).
 //!
 //! Text is drawn by plotters' pure-Rust `ab_glyph` path from the bundled DejaVu Sans
 //! (`assets/DejaVuSans.ttf`, licence beside it), not by its default `ttf` path, which finds
 //! system fonts through fontconfig and freetype: the default build needs no system library.
 pub use plotters::chart::SeriesLabelPosition;
 use plotters::coord::Shift;
+use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -36,6 +38,8 @@ pub struct Series {
     pub label: String,
     /// The `(x, y)` points.
     pub points: Vec<(f64, f64)>,
+    /// Drawn with a dashed line and hollow dots, else a solid line and filled dots.
+    pub dashed: bool,
 }
 
 impl Series {
@@ -218,16 +222,39 @@ fn draw<DB: DrawingBackend>(
             .points
             .iter()
             .filter(|(x, y)| drawable(*x) && drawable(*y));
+        let dot = if s.dashed {
+            colour.mix(0.6).stroke_width(1)
+        } else {
+            colour.mix(0.45).filled()
+        };
         chart
-            .draw_series(dots.map(|&p| Circle::new(p, 3, colour.mix(0.45).filled())))
+            .draw_series(dots.map(|&p| Circle::new(p, 3, dot)))
             .map_err(err)?;
+        let medians = s.medians();
+        let marker = if s.dashed {
+            colour.stroke_width(2)
+        } else {
+            colour.filled()
+        };
         chart
-            .draw_series(LineSeries::new(s.medians(), colour.stroke_width(2)).point_size(4))
-            .map_err(err)?
-            .label(&s.label)
-            .legend(move |(x, y)| {
+            .draw_series(medians.iter().map(|&p| Circle::new(p, 4, marker)))
+            .map_err(err)?;
+        let line = colour.stroke_width(2);
+        let drawn = if s.dashed {
+            chart.draw_series(DashedLineSeries::new(medians, 8, 5, line))
+        } else {
+            chart.draw_series(LineSeries::new(medians, line))
+        };
+        let legend = drawn.map_err(err)?.label(&s.label);
+        if s.dashed {
+            legend.legend(move |(x, y)| {
+                DashedPathElement::new(vec![(x, y), (x + 24, y)], 6, 3, colour.stroke_width(3))
+            });
+        } else {
+            legend.legend(move |(x, y)| {
                 PathElement::new(vec![(x, y), (x + 24, y)], colour.stroke_width(3))
             });
+        }
     }
     chart
         .configure_series_labels()
@@ -273,6 +300,7 @@ mod tests {
     fn medians_by_x_skip_undrawable_points() {
         let s = Series {
             label: "s".into(),
+            dashed: false,
             points: vec![
                 (1.0, 3.0),
                 (1.0, 1.0),
@@ -293,10 +321,12 @@ mod tests {
             Series {
                 label: "a".into(),
                 points: vec![(1.0, 1.0), (10.0, 100.0), (10.0, 80.0)],
+                dashed: false,
             },
             Series {
                 label: "b".into(),
                 points: vec![(1.0, 2.0), (10.0, 3.0)],
+                dashed: true,
             },
         ];
         let figure = Figure {

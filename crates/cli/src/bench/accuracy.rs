@@ -2,12 +2,14 @@
 //! baseline of MATH.md 6 on the same data: for each n and repetition one dataset of `n` draws
 //! of `N(mu, I_d)`, `|mu| = --mean-norm`, with a fraction `--corruption` replaced by the
 //! chosen adversary, and every method run on it.
-use super::{Progress, Rows, corruption_fraction, positive, positive_list, publish, read_rows};
+use super::{
+    Progress, Rows, corruption_fraction, method_series, positive, positive_list, publish, read_rows,
+};
 use crate::CliError;
 use clap::{Args, ValueEnum};
 use serde::{Deserialize, Serialize};
 use sosdp_eval::calibration::Case;
-use sosdp_eval::plot::{Figure, Series, SeriesLabelPosition};
+use sosdp_eval::plot::{Figure, SeriesLabelPosition};
 use sosdp_eval::{
     Adversary, ClippedLaplaceMean, CoinPressMean, CoordinateMedian, EmpiricalMean, FilterMean,
     MeanEstimator, l2_error, quantile,
@@ -208,16 +210,11 @@ pub fn run(args: &AccuracyArgs) -> Result<(), CliError> {
 
 /// Write the plot and the summary of `rows` into the output folder, and print the summary.
 fn report(args: &AccuracyArgs, rows: &[Row]) -> Result<(), CliError> {
-    let mut series: Vec<Series> = Vec::new();
-    for r in rows.iter().filter(|r| r.status == "ok") {
-        match series.iter_mut().find(|s| s.label == r.method) {
-            Some(s) => s.points.push((r.n as f64, r.error)),
-            None => series.push(Series {
-                label: r.method.clone(),
-                points: vec![(r.n as f64, r.error)],
-            }),
-        }
-    }
+    let series = method_series(
+        rows.iter()
+            .filter(|r| r.status == "ok")
+            .map(|r| (r.method.as_str(), r.privacy.as_str(), r.n as f64, r.error)),
+    );
     let figure = Figure {
         title: match args.adversary {
             AdversaryName::None => format!(

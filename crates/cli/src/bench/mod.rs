@@ -3,12 +3,13 @@
 //! - `score`: the fast CM backend against the clarabel reference, one JSON line;
 //! - `runtime`: time of one private-mean fit and of one score evaluation against dimension;
 //! - `accuracy`: error against n of sosdp and every baseline on the same data;
-//! - `covariance`: covariance (and Gaussian) error against n of sosdp, CoinPress and the
-//!   empirical covariance on the same data.
+//! - `covariance`: covariance (and Gaussian) error against n of sosdp, CoinPress, the
+//!   empirical covariance and FastMCD (the robust non-private reference) on the same data.
 //!
 //! `runtime`, `accuracy` and `covariance` write one CSV row per measurement as it finishes
 //! (so an interrupted run keeps what it measured), then a log-log plot (PNG and SVG) and a
-//! markdown summary table into the output folder.
+//! markdown summary table into the output folder; the plots of `accuracy` and `covariance`
+//! dash the non-private methods and label them "(non-private)".
 mod accuracy;
 mod covariance;
 mod runtime;
@@ -35,8 +36,8 @@ pub(crate) enum BenchCommand {
     Runtime(runtime::RuntimeArgs),
     /// Error against n for sosdp and every baseline on the same data (CSV + plot).
     Accuracy(accuracy::AccuracyArgs),
-    /// Covariance (and Gaussian) error against n for sosdp, CoinPress covariance and the
-    /// empirical covariance on the same data (CSV + plot).
+    /// Covariance (and Gaussian) error against n for sosdp, CoinPress covariance, the
+    /// empirical covariance and FastMCD (robust, not private) on the same data (CSV + plot).
     Covariance(covariance::CovarianceArgs),
 }
 
@@ -104,6 +105,33 @@ fn publish(
         md.display()
     );
     Ok(())
+}
+
+/// One plot series per method, in order of first appearance, from `(method, privacy, x, y)`
+/// measurements: a method whose privacy is "none" is labelled "METHOD (non-private)" and
+/// dashed, so the figure separates the non-private references from the private methods.
+fn method_series<'a>(points: impl Iterator<Item = (&'a str, &'a str, f64, f64)>) -> Vec<Series> {
+    let mut methods: Vec<&str> = Vec::new();
+    let mut series: Vec<Series> = Vec::new();
+    for (method, privacy, x, y) in points {
+        match methods.iter().position(|m| *m == method) {
+            Some(k) => series[k].points.push((x, y)),
+            None => {
+                let dashed = privacy == "none";
+                methods.push(method);
+                series.push(Series {
+                    label: if dashed {
+                        format!("{method} (non-private)")
+                    } else {
+                        method.to_string()
+                    },
+                    points: vec![(x, y)],
+                    dashed,
+                });
+            }
+        }
+    }
+    series
 }
 
 /// The rows of a CSV file written by [`Rows`].

@@ -166,6 +166,7 @@ fn report(args: &RuntimeArgs, rows: &[Row]) -> Result<(), CliError> {
     let mut series = [FIT, SCORE].map(|kind| Series {
         label: kind.into(),
         points: ok(kind).map(|r| (r.dim as f64, r.seconds)).collect(),
+        dashed: false,
     });
     // Fits whose plan has no CM stage: shown, but not in the fit's exponent.
     let additive_only: Vec<usize> = args
