@@ -344,6 +344,9 @@ impl Learner for PrivateGaussian {
                 (Ok(c), Ok(p)) if p.covariance.planned_error < c.covariance.planned_error => Ok(p),
                 (Ok(c), _) => Ok(c),
                 (Err(_), Ok(p)) => Ok(p),
+                (Err(LearnError::TooFewSamples(c)), Err(LearnError::TooFewSamples(p))) => Err(
+                    LearnError::TooFewSamples(format!("centred: {c}; on pairs: {p}")),
+                ),
                 (Err(e), Err(_)) => Err(e),
             },
         }
