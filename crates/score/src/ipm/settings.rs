@@ -4,7 +4,8 @@
 ///
 /// Defaults: `gap_tol = 1e-9`, `feas_tol = 1e-9`, `max_iter = 80`, `stall_factor = 1e3`,
 /// `step_fraction = 0.99`, `svd_max_iter = 1000`, `refinement_steps = 8`,
-/// `refinement_tol = 1e-14`, `split_flops = 1e8`. The fast backends build theirs from
+/// `refinement_tol = 1e-14`, `split_flops = 1e8`, `stored_entries = 2^28`,
+/// `stream_columns = 1024`. The fast backends build theirs from
 /// [`crate::FastSettings`].
 #[derive(Clone, Debug)]
 pub struct IpmSettings {
@@ -40,6 +41,20 @@ pub struct IpmSettings {
     /// OpenBLAS runs each call on one thread (the `sosdp` binary sets it). Default `1e8` (about
     /// 5 ms on one core); `f64::INFINITY` keeps every product whole.
     pub split_flops: f64,
+    /// Largest number of entries of a Newton-system matrix sized by the `N` free weights that
+    /// is kept whole: the Woodbury factor `Fs` (`m x N`, `m` the rank of the low-rank part)
+    /// and the dense weight block `M_aa` (`N x N`, kept beside its Cholesky factor for the
+    /// iterative refinement). Beyond it `Fs` is never formed (its products are
+    /// `svec(P diag(c) P^T)` and the quadratic forms `p_i^T U p_i` of the scaled points `P`, and
+    /// `I + Fs Fs^T` is accumulated from `stream_columns` of its columns at a time) and `M_aa`
+    /// is multiplied through the same structure, so that a solve needs `O(n D)` memory plus one
+    /// `min(N, m)`-square factor, never `m x N` (issue 36: at `D = 210` an `Fs` of 90000
+    /// columns took 16 GB). Default `2^28` (2 GB; every solve up to `D = 55` with `N = 100000`
+    /// stays whole, so its numbers are the same as before the bound).
+    pub stored_entries: usize,
+    /// Columns of `Fs` formed at once when it is streamed (see `stored_entries`). Default 1024
+    /// (180 MB at `m = 22366`, `D = 210`).
+    pub stream_columns: usize,
 }
 
 impl Default for IpmSettings {
@@ -54,6 +69,8 @@ impl Default for IpmSettings {
             refinement_steps: 8,
             refinement_tol: 1e-14,
             split_flops: 1e8,
+            stored_entries: 1 << 28,
+            stream_columns: 1024,
         }
     }
 }
