@@ -457,15 +457,26 @@ fn preconditioner_stages_have_their_noise_law_and_scale() {
         "covariance spends {}",
         spent(&cov_plan)
     );
-    let gauss_spent = spent(&gauss_plan.covariance)
-        + gauss_plan
-            .mean
-            .as_ref()
-            .map_or(0.0, |m| schedule_spent(&m.schedule));
-    assert!(
-        (gauss_spent - gauss.privacy().epsilon()).abs() < 1e-12,
-        "the Gaussian learner spends {gauss_spent}"
-    );
+    // On pairs (the default) and centred (MATH.md 5.3b: the centring mean's stages are in the
+    // covariance's plan, and there is no mean step).
+    let centred = gaussian_learner(8.0).settings(GaussianSettings {
+        refinement_stages: 1,
+        centring: sosdp::learn::Centring::Always,
+        ..Default::default()
+    });
+    let centred_plan = centred.plan(N, 2).unwrap();
+    assert!(centred_plan.covariance.centring.is_some() && centred_plan.mean.is_none());
+    for (name, plan) in [("pairs", &gauss_plan), ("centred", &centred_plan)] {
+        let gauss_spent = spent(&plan.covariance)
+            + plan
+                .mean
+                .as_ref()
+                .map_or(0.0, |m| schedule_spent(&m.schedule));
+        assert!(
+            (gauss_spent - gauss.privacy().epsilon()).abs() < 1e-12,
+            "the Gaussian learner ({name}) spends {gauss_spent}"
+        );
+    }
     for (name, plan, share) in [
         ("covariance", &cov_plan.preconditioner, 0.5 * eps),
         (

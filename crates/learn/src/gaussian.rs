@@ -1,10 +1,10 @@
-//! Learning a Gaussian in total variation (MATH.md 5.4, 5.3b). By default the refinement is
-//! centred: the private covariance pairs the records for its preconditioner, releases a mean
-//! `mu_0` in the preconditioner's frame, and refines on the records centred by it
-//! ([`crate::covariance::CentringPlan`]); `mu_0` is the Gaussian's mean. With
-//! [`GaussianSettings::centred`] false, the covariance refines on pairs and the mean comes after
-//! it: the private mean of the records whitened by the covariance estimate, with `Gamma` widened
-//! by the covariance's planned error, `mu_hat = Sigma_hat^{1/2} theta`.
+//! Learning a Gaussian in total variation (MATH.md 5.4, 5.3b). By default the covariance
+//! (pairing, preconditioning, refinement on pairs) comes first and the mean after it: the
+//! private mean of the records whitened by the covariance estimate, with `Gamma` widened by the
+//! covariance's planned error, `mu_hat = Sigma_hat^{1/2} theta`. With centring
+//! ([`GaussianSettings::centring`]), the covariance releases a mean `mu_0` in a frame of the fit
+//! and refines on the records centred by it ([`crate::covariance::CentringPlan`]); `mu_0` is then
+//! the Gaussian's mean.
 //!
 //! Privacy: the eps split (default 1/2 preconditioner, 1/8 mean, 3/8 refinement,
 //! docs/calibration.md) is data-independent; every step whitens or centres by earlier releases
@@ -50,7 +50,8 @@ pub struct GaussianSettings {
     pub refinement_stages: usize,
     /// Whether the refinement's later stages run on records centred by a mean released in a
     /// frame of the fit (MATH.md 5.3b), or all on pairs with the mean step last (default
-    /// [`Centring::Planned`]: the plan's choice).
+    /// [`Centring::Never`]: the centred stages are much slower on large or clustered data,
+    /// docs/learners.md).
     pub centring: Centring,
 }
 
@@ -74,7 +75,7 @@ impl Default for GaussianSettings {
             preconditioner_share: 0.5,
             mean_share: 0.125,
             refinement_stages: 2,
-            centring: Centring::Planned,
+            centring: Centring::Never,
         }
     }
 }
@@ -392,7 +393,7 @@ impl Learner for PrivateGaussian {
                 spd_power(&sigma, 0.5) * &mean.release.estimate
             }
             (None, Some(mu)) => mu,
-            (None, None) => DVector::zeros(d),
+            (None, None) => unreachable!("a plan without a mean step is centred"),
         };
         diagnostics.elapsed_s = clock.elapsed().as_secs_f64();
         let accuracy = self.accuracy_bounds(&plan, n, d);
@@ -423,23 +424,29 @@ mod tests {
     #[test]
     fn plan_without_data() {
         let learner = PrivateGaussian::new(Privacy::new(2.0), 10.0, 100.0);
-        let plan = learner
+        let pairs = learner
             .plan(100_000, 5)
             .expect("a plan at the issue's size");
-        let centring = plan.covariance.centring.as_ref().expect("centred");
-        assert!(plan.mean.is_none() && !centring.mean.stages.is_empty());
-        let pairs = PrivateGaussian::new(Privacy::new(2.0), 10.0, 100.0)
-            .settings(GaussianSettings {
-                centring: Centring::Never,
-                ..Default::default()
-            })
-            .plan(100_000, 5)
-            .expect("a plan on pairs");
-        let step = pairs.mean.as_ref().expect("a mean step");
+        let step = pairs
+            .mean
+            .as_ref()
+            .expect("by default on pairs, a mean step");
         let s = pairs.covariance.planned_error;
+        assert!(pairs.covariance.centring.is_none());
         assert!(
             (step.whitened_radius - 10.0 / (1.0 - s).sqrt()).abs() < 1e-12 && step.widening > 0.0
         );
+        // Planned: centred here, with a smaller planned error than on pairs.
+        let planned = PrivateGaussian::new(Privacy::new(2.0), 10.0, 100.0)
+            .settings(GaussianSettings {
+                centring: Centring::Planned,
+                ..Default::default()
+            })
+            .plan(100_000, 5)
+            .expect("a planned plan");
+        let centring = planned.covariance.centring.as_ref().expect("centred");
+        assert!(planned.mean.is_none() && !centring.mean.stages.is_empty());
+        assert!(planned.covariance.planned_error < s);
         assert!(matches!(
             learner.plan(20, 5),
             Err(LearnError::TooFewSamples(_))
