@@ -4,7 +4,8 @@
 //! along one direction with variance inflated 10x), `cluster` (a tight cluster 6 Mahalanobis
 //! units out along the thinnest direction) or `far` (15 standard deviations out along it).
 //! CENTRING is `planned` (the default), `always` or `never` ([`Centring`]). Prints one JSON
-//! line per seed, with the empirical covariance's error on the same data.
+//! line per seed, with the empirical covariance's error on the same data; progress (every
+//! 100th step of each phase) goes to stderr.
 //!
 //! `cargo run --release -p sosdp-eval --example gaussian -- D N EPS COND CORRUPTION FIRST_SEED SEEDS [ADVERSARY [CENTRING]]`
 use rand::SeedableRng;
@@ -45,6 +46,7 @@ fn main() {
         other => panic!("unknown centring {other}: planned, always or never"),
     };
     for seed in first..first + seeds {
+        let clock = std::time::Instant::now();
         let mut rng = StdRng::seed_from_u64(seed);
         let s = covariance_sample_with(&mut rng, n, d, 5.0, cond, eta, &adversary);
         let fit = PrivateGaussian::new(Privacy::new(eps).corruption(eta).seed(seed), 10.0, 100.0)
@@ -52,7 +54,18 @@ fn main() {
                 centring,
                 ..Default::default()
             })
-            .fit(&s.data)
+            .fit_with_progress(&s.data, &mut |step, p| {
+                // Every 100th step of a phase, to stderr, with the time.
+                if p.done % 100 == 0 {
+                    eprintln!(
+                        "[{:.0} s] step {step} {} {}/{}",
+                        clock.elapsed().as_secs_f64(),
+                        p.phase,
+                        p.done,
+                        p.total
+                    );
+                }
+            })
             .expect("fit");
         let empirical = EmpiricalCovariance
             .estimate(&s.data, seed)
