@@ -8,15 +8,23 @@
 //! Then, from the plans alone, each split's planned covariance error at a few larger sizes
 //! (and whether the plan centres the refinement, MATH.md 5.3b).
 //!
-//! `cargo run --release -p sosdp-eval --example split_calibration -- D N SEEDS`
+//! The refinement is on pairs (the default) or, with a fourth argument `planned`, the plan's
+//! choice between pairs and centred records (MATH.md 5.3b).
+//!
+//! `cargo run --release -p sosdp-eval --example split_calibration -- D N SEEDS [planned]`
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use sosdp_eval::{covariance_sample, frobenius_error, mahalanobis_error, quantile};
-use sosdp_learn::{GaussianSettings, Learner, Privacy, PrivateGaussian};
+use sosdp_learn::{Centring, GaussianSettings, Learner, Privacy, PrivateGaussian};
 
 fn main() {
+    let centring = match std::env::args().nth(4).as_deref() {
+        Some("planned") => Centring::Planned,
+        _ => Centring::Never,
+    };
     let args: Vec<usize> = std::env::args()
         .skip(1)
+        .take(3)
         .map(|a| a.parse().expect("D N SEEDS"))
         .collect();
     let (d, n, seeds) = (args[0], args[1], args[2]);
@@ -40,6 +48,7 @@ fn main() {
                 .settings(GaussianSettings {
                     preconditioner_share: pre,
                     mean_share: mean,
+                    centring,
                     ..GaussianSettings::default()
                 })
                 .plan(n, d)
@@ -79,6 +88,7 @@ fn main() {
                 GaussianSettings {
                     preconditioner_share: pre,
                     mean_share: mean,
+                    centring,
                     ..GaussianSettings::default()
                 },
             );
