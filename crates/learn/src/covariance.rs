@@ -28,7 +28,7 @@
 //! data-independent split of eps; stage parameters depend only on the plan and earlier
 //! releases, so the output is eps-DP by composition.
 use crate::learner::{Learner, Plan};
-use crate::mean::{MeanSettings, PrivateMean};
+use crate::mean::PrivateMean;
 use crate::preconditioner::{PreconditionerPlan, PreconditionerSettings};
 use crate::privacy::{Privacy, seeded_rng};
 use crate::projection::{clean_radius, project_onto_ball, project_rows};
@@ -356,16 +356,7 @@ impl PrivateCovariance {
     /// The centring mean with the prior radius `radius` (in the frame of the centring) and the
     /// widening `spectral` of its `Gamma`: `mean_share * eps`, `beta / 2`, the seed plus one.
     fn centring_learner(&self, radius: f64, spectral: f64) -> PrivateMean {
-        let privacy = Privacy {
-            epsilon: self.settings.mean_share * self.privacy.epsilon,
-            beta: self.privacy.beta / 2.0,
-            seed: self.privacy.seed.map(|s| s.wrapping_add(1)),
-            ..self.privacy
-        };
-        PrivateMean::new(privacy, radius).settings(MeanSettings {
-            covariance_error: spectral,
-            ..MeanSettings::default()
-        })
+        PrivateMean::step_of(self.privacy, self.settings.mean_share, radius, spectral)
     }
 
     /// The plan without the acceptance check. Centred, every switch point `c` is planned and

@@ -11,7 +11,7 @@
 //! (already private), which is adaptive composition, so the fit is eps-DP.
 use crate::covariance::{CovariancePlan, CovarianceSettings, PrivateCovariance};
 use crate::learner::{Learner, Plan};
-use crate::mean::{MeanSettings, PrivateMean};
+use crate::mean::PrivateMean;
 use crate::privacy::Privacy;
 use crate::projection::{clean_radius, project_rows};
 use crate::release::{
@@ -185,16 +185,12 @@ impl PrivateGaussian {
     /// The mean step after a pairs refinement: `mean share * eps`, `beta / 2`, the seed plus
     /// one.
     fn mean_learner(&self, radius: f64, covariance_error: f64) -> PrivateMean {
-        let privacy = Privacy {
-            epsilon: self.settings.mean_share * self.privacy.epsilon,
-            beta: self.privacy.beta / 2.0,
-            seed: self.privacy.seed.map(|s| s.wrapping_add(1)),
-            ..self.privacy
-        };
-        PrivateMean::new(privacy, radius).settings(MeanSettings {
+        PrivateMean::step_of(
+            self.privacy,
+            self.settings.mean_share,
+            radius,
             covariance_error,
-            ..MeanSettings::default()
-        })
+        )
     }
 
     /// The plan on pairs: the covariance's, then the mean step's on the records whitened by the

@@ -97,6 +97,27 @@ impl PrivateMean {
         }
     }
 
+    /// The mean step of a larger fit (the Gaussian's, or a centring mean) with that fit's
+    /// shared settings `privacy`: `share * eps`, `beta / 2`, the seed plus one, the prior radius
+    /// `radius` and `Gamma` widened by `covariance_error`.
+    pub(crate) fn step_of(
+        privacy: Privacy,
+        share: f64,
+        radius: f64,
+        covariance_error: f64,
+    ) -> Self {
+        let privacy = Privacy {
+            epsilon: share * privacy.epsilon,
+            beta: privacy.beta / 2.0,
+            seed: privacy.seed.map(|s| s.wrapping_add(1)),
+            ..privacy
+        };
+        PrivateMean::new(privacy, radius).settings(MeanSettings {
+            covariance_error,
+            ..MeanSettings::default()
+        })
+    }
+
     /// The learner's own settings ([`MeanSettings`]; default [`MeanSettings::default`]).
     pub fn settings(mut self, settings: MeanSettings) -> Self {
         self.settings = settings;

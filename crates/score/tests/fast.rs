@@ -550,33 +550,32 @@ fn aggregated_rounds_agree_with_clarabel() {
     );
 }
 
-/// Newton systems formed in two column halves on two threads (`IpmSettings::split_flops = 0`:
-/// every Woodbury system is split) give the same certified scores as whole products and as
-/// clarabel, in about the same number of interior-point iterations (a wrong half would break the
-/// Newton directions: no convergence, or a fallback).
-#[test]
-fn split_newton_systems_agree() {
+/// A variant of the fast CM backend's Newton systems (`vary` edits the settings of every
+/// interior-point round) gives the same certified scores as the default and as clarabel, in
+/// about the same number of interior-point iterations (a wrong product would break the Newton
+/// directions: no convergence, or a fallback).
+fn newton_variant_agrees(vary: impl Fn(&mut sosdp_score::ipm::IpmSettings)) {
     use sosdp_score::FastSettings;
-    let whole = FastSettings::default();
-    let mut split = FastSettings::default();
+    let default = FastSettings::default();
+    let mut variant = FastSettings::default();
     for ipm in [
-        &mut split.round,
-        &mut split.subsample_round,
-        &mut split.compress_round,
+        &mut variant.round,
+        &mut variant.subsample_round,
+        &mut variant.compress_round,
     ] {
-        ipm.split_flops = 0.0;
+        vary(ipm);
     }
     let (n, d, g) = (3000usize, 5usize, 1.5);
     let cm = instance(21, n, d, g);
-    let fast_split = FastCm::new(cm.clone()).with_settings(split);
-    let fast_whole = FastCm::new(cm.clone()).with_settings(whole);
+    let fast_variant = FastCm::new(cm.clone()).with_settings(variant);
+    let fast_default = FastCm::new(cm.clone()).with_settings(default);
     let reference = ClarabelCm::new(cm);
     let mut r = rng(321);
-    let (mut it_split, mut it_whole) = (0, 0);
+    let (mut it_variant, mut it_default) = (0, 0);
     for k in 0..6 {
         let theta = random_theta(&mut r, d, g, 0.2 + 0.7 * (k as f64) / 6.0);
-        let (a, sa) = fast_split.evaluate_detailed(&theta, None).unwrap();
-        let (b, sb) = fast_whole.evaluate_detailed(&theta, None).unwrap();
+        let (a, sa) = fast_variant.evaluate_detailed(&theta, None).unwrap();
+        let (b, sb) = fast_default.evaluate_detailed(&theta, None).unwrap();
         assert!(!sa.fallback && !sb.fallback, "{sa:?} {sb:?}");
         let c = reference.evaluate(&theta).unwrap();
         for e in [&a, &b] {
@@ -586,60 +585,31 @@ fn split_newton_systems_agree() {
             );
             assert!(e.width() <= 1e-3);
         }
-        it_split += sa.iterations;
-        it_whole += sb.iterations;
+        it_variant += sa.iterations;
+        it_default += sb.iterations;
     }
     assert!(
-        it_split.abs_diff(it_whole) * 5 <= it_whole,
-        "iterations: split {it_split}, whole {it_whole}"
+        it_variant.abs_diff(it_default) * 5 <= it_default,
+        "iterations: variant {it_variant}, default {it_default}"
     );
+}
+
+/// Newton systems formed in two column halves on two threads (`IpmSettings::split_flops = 0`:
+/// every Woodbury system is split) agree ([`newton_variant_agrees`]).
+#[test]
+fn split_newton_systems_agree() {
+    newton_variant_agrees(|ipm| ipm.split_flops = 0.0);
 }
 
 /// Newton systems never stored whole (`IpmSettings::stored_entries = 0`: the Woodbury factor
 /// `Fs` and the dense weight block are applied through the scaled points, `I + Fs Fs^T`
-/// accumulated in blocks of `stream_columns = 7` columns) give the same certified scores as
-/// stored ones and as clarabel, in about the same number of interior-point iterations (a wrong
-/// product would break the Newton directions or the iterative refinement).
+/// accumulated in blocks of `stream_columns = 7` columns) agree ([`newton_variant_agrees`]).
 #[test]
 fn streamed_newton_systems_agree() {
-    use sosdp_score::FastSettings;
-    let stored = FastSettings::default();
-    let mut streamed = FastSettings::default();
-    for ipm in [
-        &mut streamed.round,
-        &mut streamed.subsample_round,
-        &mut streamed.compress_round,
-    ] {
+    newton_variant_agrees(|ipm| {
         ipm.stored_entries = 0;
         ipm.stream_columns = 7;
-    }
-    let (n, d, g) = (3000usize, 5usize, 1.5);
-    let cm = instance(21, n, d, g);
-    let fast_streamed = FastCm::new(cm.clone()).with_settings(streamed);
-    let fast_stored = FastCm::new(cm.clone()).with_settings(stored);
-    let reference = ClarabelCm::new(cm);
-    let mut r = rng(321);
-    let (mut it_streamed, mut it_stored) = (0, 0);
-    for k in 0..6 {
-        let theta = random_theta(&mut r, d, g, 0.2 + 0.7 * (k as f64) / 6.0);
-        let (a, sa) = fast_streamed.evaluate_detailed(&theta, None).unwrap();
-        let (b, sb) = fast_stored.evaluate_detailed(&theta, None).unwrap();
-        assert!(!sa.fallback && !sb.fallback, "{sa:?} {sb:?}");
-        let c = reference.evaluate(&theta).unwrap();
-        for e in [&a, &b] {
-            assert!(
-                (e.score - c.score).abs() <= 1e-6 * n as f64,
-                "{e:?} vs {c:?}"
-            );
-            assert!(e.width() <= 1e-3);
-        }
-        it_streamed += sa.iterations;
-        it_stored += sb.iterations;
-    }
-    assert!(
-        it_streamed.abs_diff(it_stored) * 5 <= it_stored,
-        "iterations: streamed {it_streamed}, stored {it_stored}"
-    );
+    });
 }
 
 /// What [`compressed_questions`] saw: compressed NO and YES answers, relaxed starts,
