@@ -24,7 +24,12 @@
 //! `r_{j+1} = r'_{j+1} / (1 - min(r'_{j+1}, 1/2))` for the re-whitening, `s_{j+1} = min(r_{j+1}, s_j)`,
 //! `r_0 = sqrt(d) s0`, with the constants of [`Constants`].
 //!
-//! Privacy: the preconditioner and every refinement stage are pure-DP releases with a
+//! **Centring** (5.3b, [`PrivateCovariance::centred`], [`CentringPlan`]): with a prior
+//! `|mu| <= R`, after `c` stages on pairs a mean released in the current frame centres the
+//! records, and the remaining stages refine the second moment about it on all `n` records
+//! (corruption `eta0`), with the mean's rank-one bias in the bound.
+//!
+//! Privacy: the preconditioner, the centring mean and every refinement stage are pure-DP releases with a
 //! data-independent split of eps; stage parameters depend only on the plan and earlier
 //! releases, so the output is eps-DP by composition.
 use crate::learner::{Learner, Plan};
