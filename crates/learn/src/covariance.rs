@@ -813,7 +813,7 @@ impl PrivateCovariance {
                 epsilon: stage.epsilon,
                 sampler: self.privacy.sampler,
             };
-            let out = run_cm_stage(&lifted, &cm, Some(Box::new(band)), &mut rng, &mut |p| {
+            let out = run_cm_stage(lifted, &cm, Some(Box::new(band)), &mut rng, &mut |p| {
                 progress(step, p)
             })?;
             step += 1;

@@ -235,7 +235,7 @@ impl Learner for PrivateMean {
                         sampler: self.privacy.sampler,
                     };
                     let out =
-                        run_cm_stage(&projected, &cm, None, &mut rng, &mut |p| progress(j, p))?;
+                        run_cm_stage(projected, &cm, None, &mut rng, &mut |p| progress(j, p))?;
                     diagnostics.steps.push(StepDiagnostics {
                         step: step.clone(),
                         record: out.record,

@@ -28,9 +28,10 @@ pub struct CmStage<'a> {
 }
 
 /// Run the stage on `points` (one per row), within `extra` when given (whose constraint must
-/// hold at the centre), from the public start `c`.
+/// hold at the centre), from the public start `c`. The points are dropped once the score oracle
+/// holds its own copy, so a stage's peak memory has one copy of the (lifted) points, not two.
 pub fn run_cm_stage<R: Rng + ?Sized>(
-    points: &DMatrix<f64>,
+    points: DMatrix<f64>,
     stage: &CmStage,
     extra: Option<Box<dyn Domain + Send + Sync>>,
     rng: &mut R,
@@ -38,7 +39,8 @@ pub fn run_cm_stage<R: Rng + ?Sized>(
 ) -> Result<Release, LearnError> {
     let dim = stage.centre.len();
     let gamma = DMatrix::identity(dim, dim) * stage.gamma;
-    let oracle = FastCm::new(CertifiedMean::new(points, stage.centre, &gamma)?);
+    let oracle = FastCm::new(CertifiedMean::new(&points, stage.centre, &gamma)?);
+    drop(points);
     let mut parts: Vec<Box<dyn Domain + Send + Sync>> = vec![
         Box::new(Ball::new(stage.centre.to_vec(), stage.radius)?),
         Box::new(Ellipsoid::new(stage.centre.to_vec(), &gamma)?),
