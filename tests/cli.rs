@@ -1099,7 +1099,7 @@ fn covariance_and_gaussian_print_the_release_only() {
             .iter()
             .map(|s| s["epsilon"].as_f64().unwrap())
             .sum::<f64>()
-        + plan["mean"]["stages"]
+        + plan["mean"]["schedule"]["stages"]
             .as_array()
             .unwrap()
             .iter()
@@ -1108,6 +1108,45 @@ fn covariance_and_gaussian_print_the_release_only() {
     assert!(
         (spent - 2.0).abs() < 1e-9,
         "Gaussian budgets sum to {spent}"
+    );
+    // Centred (MATH.md 5.3b): no mean step; the centring mean's stages are in the covariance's
+    // plan, and the budgets still sum to eps (8000 records: at 3000 the centred plan is
+    // refused).
+    let larger = dir.file("y.csv", &gaussian_rows(8000));
+    let centred = json(&sosdp(&[
+        "gaussian",
+        "--input",
+        &larger,
+        "--epsilon",
+        "2",
+        "--kappa",
+        "10",
+        "--radius",
+        "5",
+        "--centring",
+        "always",
+        "--seed",
+        "1",
+    ]));
+    assert_release_only(&centred);
+    let plan = &centred["plan"];
+    assert!(plan["mean"].is_null(), "{plan}");
+    let stages_spent = |stages: &serde_json::Value| {
+        stages
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["epsilon"].as_f64().unwrap())
+            .sum::<f64>()
+    };
+    let spent = plan["covariance"]["preconditioner"]["epsilon"]
+        .as_f64()
+        .unwrap()
+        + stages_spent(&plan["covariance"]["refinement"])
+        + stages_spent(&plan["covariance"]["centring"]["mean"]["stages"]);
+    assert!(
+        (spent - 2.0).abs() < 1e-9,
+        "centred Gaussian budgets sum to {spent}"
     );
 }
 
