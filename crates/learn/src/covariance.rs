@@ -776,20 +776,17 @@ impl PrivateCovariance {
         for (j, stage) in plan.refinement.iter().enumerate() {
             if let Some(centring) = plan.centring.as_ref().filter(|c| c.after_stages == j) {
                 let projected = project_rows(data, &origin, centring.record_radius);
-                let fit = self
+                let (mu, releases, mean_diagnostics) = self
                     .centring_learner(centring.whitened_radius, centring.spectral)
-                    .fit_with_progress(&(&projected * spd_power(&sigma, -0.5)), &mut |i, p| {
-                        progress(step + i, p)
-                    })?;
+                    .fit_in_frame(
+                        &projected,
+                        &sigma,
+                        "centring, whitened by the current frame",
+                        &mut |i, p| progress(step + i, p),
+                    )?;
                 step += centring.mean.steps();
-                let mu = spd_power(&sigma, 0.5) * &fit.release.estimate;
-                stage_releases.extend(fit.release.stage_releases.into_iter().map(|s| {
-                    StageRelease {
-                        step: format!("{} (centring, whitened by the current frame)", s.step),
-                        ..s
-                    }
-                }));
-                diagnostics.extend(fit.diagnostics);
+                stage_releases.extend(releases);
+                diagnostics.extend(mean_diagnostics);
                 points = DMatrix::from_fn(projected.nrows(), d, |i, k| projected[(i, k)] - mu[k]);
                 centring_mean = Some(mu);
             }

@@ -14,11 +14,8 @@ use crate::learner::{Learner, Plan};
 use crate::mean::PrivateMean;
 use crate::privacy::Privacy;
 use crate::projection::{clean_radius, project_rows};
-use crate::release::{
-    AccuracyBound, Estimate, Fit, Release, StageRelease, serialize_rows, serialize_vector,
-};
+use crate::release::{AccuracyBound, Estimate, Fit, Release, serialize_rows, serialize_vector};
 use crate::schedule::Schedule;
-use crate::symmetric::spd_power;
 use crate::{LearnError, check_data};
 use nalgebra::{DMatrix, DVector};
 use serde::{Serialize, Serializer};
@@ -371,22 +368,17 @@ impl Learner for PrivateGaussian {
         let mu = match (&plan.mean, cov.centring_mean) {
             (Some(step), _) => {
                 let steps = plan.covariance.steps();
-                let mean_learner = self.mean_learner(step.whitened_radius, step.widening);
                 // Records projected onto the public ball before whitening, so that the
                 // whitened records are finite and bounded whatever the input.
                 let projected = project_rows(data, &vec![0.0; d], step.record_radius);
-                let mean = mean_learner
-                    .fit_with_progress(&(projected * spd_power(&sigma, -0.5)), &mut |j, p| {
+                let (mu, releases, mean_diagnostics) = self
+                    .mean_learner(step.whitened_radius, step.widening)
+                    .fit_in_frame(&projected, &sigma, "whitened", &mut |j, p| {
                         progress(steps + j, p)
                     })?;
-                diagnostics.extend(mean.diagnostics);
-                stage_releases.extend(mean.release.stage_releases.into_iter().map(|s| {
-                    StageRelease {
-                        step: format!("{} (whitened)", s.step),
-                        ..s
-                    }
-                }));
-                spd_power(&sigma, 0.5) * &mean.release.estimate
+                diagnostics.extend(mean_diagnostics);
+                stage_releases.extend(releases);
+                mu
             }
             (None, Some(mu)) => mu,
             (None, None) => unreachable!("a plan without a mean step is centred"),

@@ -24,6 +24,7 @@ use crate::release::{AccuracyBound, Diagnostics, Fit, Release, StageRelease, Ste
 use crate::schedule::{Constants, Schedule, StageMechanism, schedule};
 use crate::snap;
 use crate::stage::{CmStage, run_cm_stage};
+use crate::symmetric::spd_power;
 use nalgebra::{DMatrix, DVector};
 use sosdp_sampler::Progress;
 use std::time::Instant;
@@ -116,6 +117,31 @@ impl PrivateMean {
             covariance_error,
             ..MeanSettings::default()
         })
+    }
+
+    /// This learner as a step of a larger fit, in the frame `sigma` (MATH.md 5.3b, 5.4): its
+    /// fit on `projected` (records already projected onto a public ball) whitened by
+    /// `sigma^{-1/2}`, mapped back as `sigma^{1/2} theta`. Returns that estimate, the stage
+    /// releases (in the whitened frame, each step tagged `(tag)`) and the diagnostics.
+    pub(crate) fn fit_in_frame(
+        &self,
+        projected: &DMatrix<f64>,
+        sigma: &DMatrix<f64>,
+        tag: &str,
+        progress: &mut dyn FnMut(usize, Progress),
+    ) -> Result<(DVector<f64>, Vec<StageRelease>, Diagnostics), LearnError> {
+        let fit = self.fit_with_progress(&(projected * spd_power(sigma, -0.5)), progress)?;
+        let estimate = spd_power(sigma, 0.5) * &fit.release.estimate;
+        let releases = fit
+            .release
+            .stage_releases
+            .into_iter()
+            .map(|s| StageRelease {
+                step: format!("{} ({tag})", s.step),
+                ..s
+            })
+            .collect();
+        Ok((estimate, releases, fit.diagnostics))
     }
 
     /// The learner's own settings ([`MeanSettings`]; default [`MeanSettings::default`]).
