@@ -331,8 +331,9 @@ impl PrivateCovariance {
         }
     }
 
-    /// Centre the records by a mean released in the preconditioner's frame, with the prior
-    /// `|mu| <= radius`, and refine on the `n` centred records instead of the `n / 2` pairs
+    /// Centre the records by a mean released in a frame of the fit (after the plan's `c`
+    /// refinement stages on pairs), with the prior `|mu| <= radius`, and refine on the `n`
+    /// centred records instead of the `n / 2` pairs
     /// (MATH.md 5.3b, [`CentringPlan`]): half the corruption, twice the samples, at the price of
     /// the mean's eps share ([`CovarianceSettings::mean_share`]) and a rank-one bias in the bound.
     pub fn centred(mut self, radius: f64) -> Self {
@@ -600,8 +601,8 @@ impl PrivateCovariance {
                 plan.preconditioner.kappa,
                 match &plan.centring {
                     Some(c) => format!(
-                        ", on records centred by a mean in the preconditioner's frame (MATH 5.3b; rank-one bias t = {:.4})",
-                        c.bias
+                        ", on records centred after {} stages on pairs by a mean released in that frame (MATH 5.3b; rank-one bias t = {:.4})",
+                        c.after_stages, c.bias
                     ),
                     None => " on pairs".to_string(),
                 }

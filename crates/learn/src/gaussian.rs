@@ -225,7 +225,9 @@ impl PrivateGaussian {
     /// The accuracy bounds of `plan` (for `n` records in `R^d`) with their assumptions: the
     /// covariance's (Mahalanobis-Frobenius) and the mean's (Mahalanobis). Centred, the mean's is
     /// the centring mean's ([`crate::covariance::CentringPlan::mahalanobis_bound`]), which rests
-    /// on the preconditioner's frame alone. On pairs, it is the mean step's bound `r` in the
+    /// on the frame bound `l_c` at the centring: guaranteed when it centres in the
+    /// preconditioner's frame (`c = 0`) or the covariance's worst case holds (`None`, with the
+    /// reason, otherwise). On pairs, it is the mean step's bound `r` in the
     /// frame of `Sigma_hat` with the covariance's planned operator error `s`:
     /// `|Sigma^-1/2 (mu_hat - mu)| <= sqrt(1 + s) r`, which holds only when the covariance's
     /// guaranteed error is at most the `s` its widening was planned for (`None`, with the
@@ -238,14 +240,22 @@ impl PrivateGaussian {
             assumptions.insert(1, format!("|mu| <= R = {} (the prior)", self.radius));
         }
         let mean = match &plan.mean {
-            None => AccuracyBound {
-                metric: "|Sigma^-1/2 (mu_hat - mu)|_2".into(),
-                bound: plan.covariance.centring.as_ref().map(|c| c.mahalanobis_bound()),
-                probability: 1.0 - self.privacy.beta,
-                assumptions,
-                basis: "the centring mean's bound r_0 (MATH 5.1) in the preconditioner's frame U_J / c, carried to Sigma's frame by Sigma ⪯ U_J ⪯ kappa_J Sigma (MATH 5.3b): sqrt(kappa_J / c) r_0".into(),
-                unavailable: None,
-            },
+            None => {
+                let centring = plan.covariance.centring.as_ref();
+                let holds = centring.is_some_and(|c| {
+                    c.after_stages == 0 || plan.covariance.guaranteed_error.is_some()
+                });
+                AccuracyBound {
+                    metric: "|Sigma^-1/2 (mu_hat - mu)|_2".into(),
+                    bound: centring.filter(|_| holds).map(|c| c.mahalanobis_bound()),
+                    probability: 1.0 - self.privacy.beta,
+                    assumptions,
+                    basis: "the centring mean's bound r_0 (MATH 5.1) in the frame Sigma_c of the centring, carried to Sigma's frame by lambda_min(Sigma_c^-1/2 Sigma Sigma_c^-1/2) >= l_c (MATH 5.3b): r_0 / sqrt(l_c)".into(),
+                    unavailable: (!holds).then(|| {
+                        "the frame bound l_c after the refinement stages on pairs is calibrated, not a worst case (the covariance's worst case does not hold)".to_string()
+                    }),
+                }
+            }
             Some(step) => {
                 let s = step.widening / (2.0 + step.widening);
                 let covered = covariance.bound.filter(|&g| g <= s);
