@@ -1015,6 +1015,15 @@ fn gaussian_rows(n: usize) -> String {
 
 #[test]
 fn covariance_and_gaussian_print_the_release_only() {
+    // The eps a list of planned stages spends.
+    let stages_spent = |stages: &serde_json::Value| {
+        stages
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["epsilon"].as_f64().unwrap())
+            .sum::<f64>()
+    };
     let dir = TempDir::new("gaussian");
     let data = dir.file("x.csv", &gaussian_rows(3000));
     let cov = json(&sosdp(&[
@@ -1032,13 +1041,8 @@ fn covariance_and_gaussian_print_the_release_only() {
     let c = cov["estimate"].as_array().unwrap();
     assert_eq!(c.len(), 2);
     let plan = &cov["plan"];
-    let spent = plan["preconditioner"]["epsilon"].as_f64().unwrap()
-        + plan["refinement"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|s| s["epsilon"].as_f64().unwrap())
-            .sum::<f64>();
+    let spent =
+        plan["preconditioner"]["epsilon"].as_f64().unwrap() + stages_spent(&plan["refinement"]);
     assert!(
         (spent - 2.0).abs() < 1e-9,
         "covariance budgets sum to {spent}"
@@ -1093,18 +1097,8 @@ fn covariance_and_gaussian_print_the_release_only() {
     let spent = plan["covariance"]["preconditioner"]["epsilon"]
         .as_f64()
         .unwrap()
-        + plan["covariance"]["refinement"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|s| s["epsilon"].as_f64().unwrap())
-            .sum::<f64>()
-        + plan["mean"]["schedule"]["stages"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|s| s["epsilon"].as_f64().unwrap())
-            .sum::<f64>();
+        + stages_spent(&plan["covariance"]["refinement"])
+        + stages_spent(&plan["mean"]["schedule"]["stages"]);
     assert!(
         (spent - 2.0).abs() < 1e-9,
         "Gaussian budgets sum to {spent}"
@@ -1131,14 +1125,6 @@ fn covariance_and_gaussian_print_the_release_only() {
     assert_release_only(&centred);
     let plan = &centred["plan"];
     assert!(plan["mean"].is_null(), "{plan}");
-    let stages_spent = |stages: &serde_json::Value| {
-        stages
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|s| s["epsilon"].as_f64().unwrap())
-            .sum::<f64>()
-    };
     let spent = plan["covariance"]["preconditioner"]["epsilon"]
         .as_f64()
         .unwrap()
