@@ -15,6 +15,7 @@ use sosdp::sampler::{Directions, Ellipsoid, LineMove, SamplerKind};
 use sosdp::score::FastCm;
 use sosdp_cli::bench::ScoreInstance;
 use std::hint::black_box;
+use std::ops::ControlFlow;
 
 fn bench_step(c: &mut Criterion) {
     let mut group = c.benchmark_group("hit_and_run_step");
@@ -65,8 +66,10 @@ fn bench_release(c: &mut Criterion) {
             // The stage takes its points (a copy per iteration, small beside the stage).
             b.iter(|| {
                 black_box(
-                    run_cm_stage(instance.data.clone(), &stage, None, &mut rng, &mut |_| {})
-                        .unwrap(),
+                    run_cm_stage(instance.data.clone(), &stage, None, &mut rng, &mut |_| {
+                        ControlFlow::Continue(())
+                    })
+                    .unwrap(),
                 )
             })
         },

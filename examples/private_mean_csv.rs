@@ -27,6 +27,7 @@ use sosdp::eval::synthetic::CorruptedSample;
 use sosdp::eval::{Adversary, l2_error};
 use sosdp::{Learner, Privacy, PrivateMean, StageMechanism};
 use std::io::Write;
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -177,6 +178,7 @@ fn run() -> Result<(), String> {
                 current = stage;
                 eprintln!("  running stage {} of {}", stage + 1, plan.stages.len());
             }
+            ControlFlow::Continue(())
         })
         .map_err(|e| e.to_string())?;
 

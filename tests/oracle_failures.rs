@@ -21,6 +21,7 @@ use sosdp_score::{
     CertifiedMean, Chord, FastCm, FastSettings, Refinement, ScoreError, ScoreEval, ScoreOracle,
     decide,
 };
+use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Which calls of the wrapped oracle fail.
@@ -166,7 +167,7 @@ fn short_release<O: ScoreOracle + Sync>(
         &start,
         &settings,
         &mut StdRng::seed_from_u64(5),
-        &mut |_| {},
+        &mut |_| ControlFlow::Continue(()),
     )
 }
 

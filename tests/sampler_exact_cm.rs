@@ -13,6 +13,7 @@ use sosdp_score::{
     BallDomain, CertifiedMean, Decision, FastCm, FastSettings, Refinement, ScoreError, ScoreEval,
     ScoreOracle,
 };
+use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The CM stage of a private mean (as `sosdp_learn`'s stage sets it up): N(mu, I) data with
@@ -242,7 +243,7 @@ fn run<O: ScoreOracle + Sync>(oracle: &O, stage: &Stage, seed: u64) -> Release {
         &stage.start,
         &settings,
         &mut rng(seed),
-        &mut |_| {},
+        &mut |_| ControlFlow::Continue(()),
     )
     .unwrap()
 }

@@ -14,6 +14,7 @@ use sosdp_sampler::{
     LineMove, SliceSettings, layer_cake, slice,
 };
 use sosdp_score::{CertifiedMean, FastCm, ScoreOracle};
+use std::ops::ControlFlow;
 
 const GAMMA: f64 = 1.25;
 
@@ -137,13 +138,16 @@ fn slice_draws<O: ScoreOracle + Sync>(
         target.levels.index(s0),
         &burn_in,
         r,
-        &mut |_| {},
+        &mut |_| ControlFlow::Continue(()),
     )
     .unwrap();
     let mut index = record.final_index;
     let mut out = Vec::new();
     for _ in 0..count {
-        let (next, record) = slice::sample(target, &x, index, &settings, r, &mut |_| {}).unwrap();
+        let (next, record) = slice::sample(target, &x, index, &settings, r, &mut |_| {
+            ControlFlow::Continue(())
+        })
+        .unwrap();
         (x, index) = (next, record.final_index);
         out.push(x.clone());
     }
@@ -169,9 +173,11 @@ fn layer_cake_draws(
     };
     (0..count)
         .map(|_| {
-            layer_cake::sample(target, start, s0, &settings, r, &mut |_| {})
-                .unwrap()
-                .0
+            layer_cake::sample(target, start, s0, &settings, r, &mut |_| {
+                ControlFlow::Continue(())
+            })
+            .unwrap()
+            .0
         })
         .collect()
 }
@@ -254,7 +260,7 @@ fn check_agreement(d: usize, h: f64, slice_count: usize, cake_count: usize, seed
         s0,
         &settings,
         &mut rng(seed + 20),
-        &mut |_| {},
+        &mut |_| ControlFlow::Continue(()),
     )
     .unwrap()
     .1;
@@ -400,7 +406,9 @@ fn release_validates_and_records() {
         score_upper: 40.0,
     };
     assert!(matches!(
-        release(&o, &dom, &outside, &settings, &mut rng(1), &mut |_| {}),
+        release(&o, &dom, &outside, &settings, &mut rng(1), &mut |_| {
+            ControlFlow::Continue(())
+        }),
         Err(SamplerError::StartOutside(_))
     ));
     let start = Start {
@@ -409,7 +417,9 @@ fn release_validates_and_records() {
     };
     settings.line = LineMove::Chord { tol: 0.0 };
     assert!(matches!(
-        release(&o, &dom, &start, &settings, &mut rng(1), &mut |_| {}),
+        release(&o, &dom, &start, &settings, &mut rng(1), &mut |_| {
+            ControlFlow::Continue(())
+        }),
         Err(SamplerError::InvalidSetting(_))
     ));
     for (kind, line) in [
@@ -422,7 +432,8 @@ fn release_validates_and_records() {
         settings.layer_cake.samples = 20;
         let mut events = 0;
         let r = release(&o, &dom, &start, &settings, &mut rng(2), &mut |_| {
-            events += 1
+            events += 1;
+            ControlFlow::Continue(())
         })
         .unwrap();
         assert!(dom.contains(&r.theta).unwrap());

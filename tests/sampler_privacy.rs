@@ -19,6 +19,7 @@ use sosdp::learn::special::{chi_square_quantile, chi_square_upper, ln_gamma};
 use sosdp_eval::{Adversary, CorruptedSample};
 use sosdp_sampler::{Ball, ConvexBody, Ellipsoid, Intersection, MechanismSettings, Start, release};
 use sosdp_score::{BallDomain, CertifiedMean, FastCm, ScoreOracle};
+use std::ops::ControlFlow;
 use std::time::Instant;
 
 const GAMMA: f64 = 1.25;
@@ -110,7 +111,7 @@ fn releases(s: &Stage, epsilon: f64, count: usize, seed: u64) -> Vec<f64> {
                 &s.start,
                 &settings,
                 &mut rng(seed + k),
-                &mut |_| {},
+                &mut |_| ControlFlow::Continue(()),
             )
             .unwrap();
             assert_eq!(r.record.epsilon_sampling, 0.5 * epsilon);

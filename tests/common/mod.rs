@@ -7,6 +7,7 @@ use rand::rngs::StdRng;
 use sosdp_eval::{Adversary, CorruptedSample};
 use sosdp_sampler::{Ball, Ellipsoid, Intersection, MechanismSettings, Release, Start, release};
 use sosdp_score::{BallDomain, CertifiedMean, FastCm};
+use std::ops::ControlFlow;
 
 /// CM on `n` draws of `N(0.1 (1, ..., 1), I_d)` with 8% in a cluster of spread 0.1 at distance
 /// 3 along the first axis; centre 0, `Gamma = gamma I`.
@@ -64,7 +65,7 @@ pub fn short_release_with(
         &start,
         &settings,
         &mut StdRng::seed_from_u64(11),
-        &mut |_| {},
+        &mut |_| ControlFlow::Continue(()),
     )
     .unwrap()
 }

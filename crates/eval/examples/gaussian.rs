@@ -18,6 +18,7 @@ use sosdp_eval::{
     tv_bound, tv_monte_carlo,
 };
 use sosdp_learn::{Centring, GaussianSettings, Learner, Privacy, PrivateGaussian};
+use std::ops::ControlFlow;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -65,6 +66,7 @@ fn main() {
                         p.total
                     );
                 }
+                ControlFlow::Continue(())
             })
             .expect("fit");
         let empirical = EmpiricalCovariance

@@ -24,6 +24,7 @@ use sosdp_sampler::{
     Start, release,
 };
 use sosdp_score::{CertifiedMean, FastCm, ScoreOracle};
+use std::ops::ControlFlow;
 use std::time::Instant;
 
 /// A field of `/proc/self/status` in megabytes (`VmRSS`, `VmHWM`), or 0 where it is missing.
@@ -138,6 +139,7 @@ fn main() {
                 status_mb("VmHWM")
             );
         }
+        ControlFlow::Continue(())
     })
     .expect("the stage's release");
     let seconds = sampling.elapsed().as_secs_f64();

@@ -47,6 +47,7 @@ use rand::Rng;
 use serde::Serialize;
 use sosdp_oracle::svec::svec;
 use sosdp_sampler::{ChainRule, MechanismSettings, Progress, Spectrahedron};
+use std::ops::ControlFlow;
 use std::time::Instant;
 
 /// `x_i = (y_{2i} - y_{2i-1}) / sqrt 2` for consecutive pairs of rows (an odd last row is
@@ -718,7 +719,7 @@ impl Learner for PrivateCovariance {
     fn fit_with_progress(
         &self,
         data: &DMatrix<f64>,
-        progress: &mut dyn FnMut(usize, Progress),
+        progress: &mut dyn FnMut(usize, Progress) -> ControlFlow<()>,
     ) -> Result<CovarianceFit, LearnError> {
         self.validate()?;
         check_data(data)?;
@@ -759,7 +760,7 @@ impl PrivateCovariance {
         &self,
         data: &DMatrix<f64>,
         plan: &CovariancePlan,
-        progress: &mut dyn FnMut(usize, Progress),
+        progress: &mut dyn FnMut(usize, Progress) -> ControlFlow<()>,
     ) -> Result<CovarianceParts, LearnError> {
         let d = data.ncols();
         let mut rng = seeded_rng(self.privacy.seed)?;

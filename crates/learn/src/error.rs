@@ -40,7 +40,24 @@ pub enum LearnError {
     /// A score evaluation failed.
     #[error(transparent)]
     Score(#[from] ScoreError),
-    /// The sampler failed.
+    /// The sampler failed (never [`SamplerError::Cancelled`]: that is [`LearnError::Cancelled`]).
     #[error(transparent)]
-    Sampler(#[from] SamplerError),
+    Sampler(SamplerError),
+    /// The progress callback returned `ControlFlow::Break`: the fit stopped before its next
+    /// membership question or iteration and released nothing. The caller's decision (e.g. a
+    /// user's Ctrl-C), never the data's, so no data-dependent path ends without a release
+    /// (MATH.md 7).
+    #[error("cancelled by the caller (the progress callback asked to stop); nothing was released")]
+    Cancelled,
+}
+
+/// A sampler error as a learner's: [`SamplerError::Cancelled`] is [`LearnError::Cancelled`]
+/// (what callers match on), every other one [`LearnError::Sampler`].
+impl From<SamplerError> for LearnError {
+    fn from(e: SamplerError) -> Self {
+        match e {
+            SamplerError::Cancelled => LearnError::Cancelled,
+            other => LearnError::Sampler(other),
+        }
+    }
 }

@@ -20,6 +20,7 @@ use crate::{LearnError, check_data};
 use nalgebra::{DMatrix, DVector};
 use serde::{Serialize, Serializer};
 use sosdp_sampler::Progress;
+use std::ops::ControlFlow;
 use std::time::Instant;
 
 /// The Gaussian learner: `PrivateGaussian::new(Privacy::new(eps).corruption(eta0), radius,
@@ -362,7 +363,7 @@ impl Learner for PrivateGaussian {
     fn fit_with_progress(
         &self,
         data: &DMatrix<f64>,
-        progress: &mut dyn FnMut(usize, Progress),
+        progress: &mut dyn FnMut(usize, Progress) -> ControlFlow<()>,
     ) -> Result<GaussianFit, LearnError> {
         self.validate()?;
         check_data(data)?;

@@ -5,6 +5,7 @@ use crate::{LearnError, Privacy};
 use nalgebra::DMatrix;
 use serde::Serialize;
 use sosdp_sampler::Progress;
+use std::ops::ControlFlow;
 
 /// The public plan of a fit: every stage's eps share, radius and bound, computed from the
 /// public inputs before the data are read.
@@ -37,15 +38,23 @@ pub trait Learner {
     fn plan(&self, n: usize, d: usize) -> Result<Self::Plan, LearnError>;
 
     /// Fit on `data` (one record per row), reporting progress as `(step, sampler progress)`
-    /// with `step` in `0..plan.steps()`.
+    /// with `step` in `0..plan.steps()` after every iteration of a stage's chain.
+    ///
+    /// The callback returns `ControlFlow::Continue(())` to go on. `ControlFlow::Break(())`
+    /// stops the fit at once, before its next membership question or iteration, with
+    /// [`LearnError::Cancelled`]: nothing is released, and the callback is not called again.
+    /// Cancelling is the caller's decision (e.g. a user's Ctrl-C), never the data's, so it
+    /// does not weaken MATH.md 7 (every data-dependent path after the data are read ends in a
+    /// release). A callback that always continues changes nothing: the release is the one
+    /// [`Learner::fit`] gives with the same seed.
     fn fit_with_progress(
         &self,
         data: &DMatrix<f64>,
-        progress: &mut dyn FnMut(usize, Progress),
+        progress: &mut dyn FnMut(usize, Progress) -> ControlFlow<()>,
     ) -> Result<Fit<Self::Estimate, Self::Plan>, LearnError>;
 
     /// Fit on `data` (one record per row).
     fn fit(&self, data: &DMatrix<f64>) -> Result<Fit<Self::Estimate, Self::Plan>, LearnError> {
-        self.fit_with_progress(data, &mut |_, _| {})
+        self.fit_with_progress(data, &mut |_, _| ControlFlow::Continue(()))
     }
 }

@@ -27,6 +27,7 @@ use crate::stage::{CmStage, run_cm_stage};
 use crate::symmetric::spd_power;
 use nalgebra::{DMatrix, DVector};
 use sosdp_sampler::Progress;
+use std::ops::ControlFlow;
 use std::time::Instant;
 
 /// Check a dataset (one record per row): non-empty, every value finite.
@@ -128,7 +129,7 @@ impl PrivateMean {
         projected: &DMatrix<f64>,
         sigma: &DMatrix<f64>,
         tag: &str,
-        progress: &mut dyn FnMut(usize, Progress),
+        progress: &mut dyn FnMut(usize, Progress) -> ControlFlow<()>,
     ) -> Result<(DVector<f64>, Vec<StageRelease>, Diagnostics), LearnError> {
         let fit = self.fit_with_progress(&(projected * spd_power(sigma, -0.5)), progress)?;
         let estimate = spd_power(sigma, 0.5) * &fit.release.estimate;
@@ -236,7 +237,7 @@ impl Learner for PrivateMean {
     fn fit_with_progress(
         &self,
         data: &DMatrix<f64>,
-        progress: &mut dyn FnMut(usize, Progress),
+        progress: &mut dyn FnMut(usize, Progress) -> ControlFlow<()>,
     ) -> Result<MeanFit, LearnError> {
         let (n, d) = data.shape();
         self.validate()?;

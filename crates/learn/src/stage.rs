@@ -12,6 +12,7 @@ use sosdp_sampler::{
     Start, release,
 };
 use sosdp_score::{CertifiedMean, FastCm};
+use std::ops::ControlFlow;
 
 /// The public parameters of a CM stage.
 pub struct CmStage<'a> {
@@ -30,12 +31,13 @@ pub struct CmStage<'a> {
 /// Run the stage on `points` (one per row), within `extra` when given (whose constraint must
 /// hold at the centre), from the public start `c`. The points are dropped once the score oracle
 /// holds its own copy, so a stage's peak memory has one copy of the (lifted) points, not two.
+/// A `Break` from `progress` stops the stage with [`LearnError::Cancelled`] (no release).
 pub fn run_cm_stage<R: Rng + ?Sized>(
     points: DMatrix<f64>,
     stage: &CmStage,
     extra: Option<Box<dyn Domain + Send + Sync>>,
     rng: &mut R,
-    progress: &mut dyn FnMut(Progress),
+    progress: &mut dyn FnMut(Progress) -> ControlFlow<()>,
 ) -> Result<Release, LearnError> {
     let dim = stage.centre.len();
     let gamma = DMatrix::identity(dim, dim) * stage.gamma;

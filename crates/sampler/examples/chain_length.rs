@@ -36,6 +36,7 @@ use sosdp_sampler::hit_and_run::rounding_matrix;
 use sosdp_sampler::reference::{QuadraticScore, RoundedQuadraticLaw};
 use sosdp_sampler::target::Target;
 use sosdp_sampler::{Ball, Directions, Levels, LineMove, SliceSettings, slice};
+use std::ops::ControlFlow;
 
 /// Checkpoints `T = c d`.
 const MULTIPLIERS: [usize; 9] = [1, 2, 3, 5, 10, 15, 20, 40, 80];
@@ -87,7 +88,7 @@ fn chain(
                 steps_per_iteration: 1,
             },
             &mut rng,
-            &mut |_| {},
+            &mut |_| ControlFlow::Continue(()),
             &mut |x| states.push(x.to_vec()),
         )
         .unwrap();
@@ -99,8 +100,10 @@ fn chain(
     let last = MULTIPLIERS[MULTIPLIERS.len() - 1] * d;
     let mut out = Vec::with_capacity(MULTIPLIERS.len());
     for t in 1..=last {
-        let (next, record) =
-            slice::sample(&target, &theta, index, &one, &mut rng, &mut |_| {}).unwrap();
+        let (next, record) = slice::sample(&target, &theta, index, &one, &mut rng, &mut |_| {
+            ControlFlow::Continue(())
+        })
+        .unwrap();
         theta = next;
         index = record.final_index;
         if MULTIPLIERS.iter().any(|c| c * d == t) {

@@ -17,6 +17,7 @@ use sosdp_sampler::counted::Counted;
 use sosdp_sampler::mala::{self, MalaSettings, MalaState};
 use sosdp_sampler::target::Target;
 use sosdp_sampler::{Ball, Directions, Levels, LineMove};
+use std::ops::ControlFlow;
 
 const N: f64 = 50000.0;
 const S0: f64 = 300.0;
@@ -182,8 +183,10 @@ fn main() {
             for _ in 0..chains {
                 let c0 = calls(&counted);
                 let (mut state, kernel, record) =
-                    mala::prepare(&target, &mu, start_index, &settings, &mut rng, &mut |_| {})
-                        .unwrap();
+                    mala::prepare(&target, &mu, start_index, &settings, &mut rng, &mut |_| {
+                        ControlFlow::Continue(())
+                    })
+                    .unwrap();
                 prep_calls += calls(&counted) - c0;
                 h += record.step_size;
                 let c1 = calls(&counted);

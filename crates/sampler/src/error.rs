@@ -33,4 +33,9 @@ pub enum SamplerError {
     /// The score oracle failed.
     #[error(transparent)]
     Score(#[from] ScoreError),
+    /// The progress callback returned `ControlFlow::Break`: the run stopped before its next
+    /// step and released nothing. The caller's decision, never the data's
+    /// ([`crate::progress`]).
+    #[error("cancelled by the caller (the progress callback asked to stop); nothing was released")]
+    Cancelled,
 }

@@ -26,11 +26,12 @@
 use crate::body::Domain;
 use crate::error::SamplerError;
 use crate::hit_and_run::{ChainSettings, uniform_samples};
-use crate::progress::Progress;
+use crate::progress::{Progress, report};
 use crate::target::Target;
 use rand::{Rng, RngExt};
 use serde::Serialize;
 use sosdp_oracle::ScoreOracle;
+use std::ops::ControlFlow;
 
 /// Settings of the layer-cake path.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -174,14 +175,16 @@ fn fraction_within(scored: &[(f64, Vec<f64>)], level: f64) -> f64 {
     scored.partition_point(|(s, _)| *s <= level) as f64 / scored.len() as f64
 }
 
-/// Draw one release: `anchor` is a point of `Theta` with score at most `s0`.
+/// Draw one release: `anchor` is a point of `Theta` with score at most `s0`. `progress`
+/// hears of every rung; its `Break` stops the ladder with [`SamplerError::Cancelled`]
+/// ([`crate::progress`]).
 pub fn sample<O: ScoreOracle + Sync + ?Sized, D: Domain, R: Rng + ?Sized>(
     target: &Target<O, D>,
     anchor: &[f64],
     s0: f64,
     settings: &LayerCakeSettings,
     rng: &mut R,
-    progress: &mut dyn FnMut(Progress),
+    progress: &mut dyn FnMut(Progress) -> ControlFlow<()>,
 ) -> Result<(Vec<f64>, LayerCakeRecord), SamplerError> {
     if settings.samples < 2 || !(settings.quantile > 0.0 && settings.quantile < 1.0) {
         return Err(SamplerError::InvalidSetting(
@@ -214,11 +217,14 @@ pub fn sample<O: ScoreOracle + Sync + ?Sized, D: Domain, R: Rng + ?Sized>(
             scored.push((target.score(&s)?, s));
         }
         scored.sort_by(|a, b| a.0.total_cmp(&b.0));
-        progress(Progress {
-            phase: "layer-cake volumes",
-            done: rungs.len() + 1,
-            total: 0,
-        });
+        report(
+            progress,
+            Progress {
+                phase: "layer-cake volumes",
+                done: rungs.len() + 1,
+                total: 0,
+            },
+        )?;
         let q =
             ((settings.quantile * scored.len() as f64).ceil() as usize).clamp(1, scored.len()) - 1;
         let next = scored[q].0.max(bottom);

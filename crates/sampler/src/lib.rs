@@ -22,7 +22,8 @@
 //! - [`reference`]: a quadratic score whose rounded law is known in closed form (tests and
 //!   the chain-length calibration);
 //! - [`mechanism`]: the entry point and the release record;
-//! - [`error`]: [`SamplerError`]; [`progress`]: [`Progress`] reports of long runs.
+//! - [`error`]: [`SamplerError`]; [`progress`]: [`Progress`] reports of long runs, whose
+//!   callback may stop the run (`ControlFlow::Break`, [`SamplerError::Cancelled`]).
 pub mod body;
 pub mod counted;
 pub mod error;

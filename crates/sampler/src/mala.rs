@@ -53,13 +53,14 @@
 use crate::body::Domain;
 use crate::error::SamplerError;
 use crate::levels::{Levels, draw_level_above};
-use crate::progress::Progress;
+use crate::progress::{Progress, report};
 use crate::target::Target;
 use nalgebra::{DMatrix, DVector};
 use rand::{Rng, RngExt};
 use rand_distr::{Distribution, StandardNormal};
 use serde::Serialize;
 use sosdp_oracle::ScoreOracle;
+use std::ops::ControlFlow;
 
 /// Chain lengths and tuning of the MALA path.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -341,14 +342,16 @@ pub fn slice_iteration<O: ScoreOracle + Sync + ?Sized, D: Domain, R: Rng + ?Size
 }
 
 /// Burn-in and adaptation (steps 1-3 of the module doc): the state after them, the frozen
-/// kernel, and the record's adaptation fields.
+/// kernel, and the record's adaptation fields. `progress` hears of every iteration; its
+/// `Break` stops the run before the next one with [`SamplerError::Cancelled`]
+/// ([`crate::progress`]).
 pub fn prepare<O: ScoreOracle + Sync + ?Sized, D: Domain, R: Rng + ?Sized>(
     target: &Target<O, D>,
     start: &[f64],
     start_index: i64,
     settings: &MalaSettings,
     rng: &mut R,
-    progress: &mut dyn FnMut(Progress),
+    progress: &mut dyn FnMut(Progress) -> ControlFlow<()>,
 ) -> Result<(MalaState, MalaKernel, MalaRecord), SamplerError> {
     settings.validate()?;
     let dim = start.len();
@@ -361,11 +364,14 @@ pub fn prepare<O: ScoreOracle + Sync + ?Sized, D: Domain, R: Rng + ?Sized>(
     for it in 0..settings.burn_in {
         slice_iteration(target, &mut state, rng)?;
         points.push(state.theta.clone());
-        progress(Progress {
-            phase: "mala",
-            done: it + 1,
-            total,
-        });
+        report(
+            progress,
+            Progress {
+                phase: "mala",
+                done: it + 1,
+                total,
+            },
+        )?;
     }
     let surrogate = Surrogate::fit(
         &points[settings.burn_in / 2..],
@@ -412,11 +418,14 @@ pub fn prepare<O: ScoreOracle + Sync + ?Sized, D: Domain, R: Rng + ?Sized>(
         if t < half {
             points.push(state.theta.clone());
         }
-        progress(Progress {
-            phase: "mala",
-            done: settings.burn_in + t + 1,
-            total,
-        });
+        report(
+            progress,
+            Progress {
+                phase: "mala",
+                done: settings.burn_in + t + 1,
+                total,
+            },
+        )?;
     }
     kernel.step = if late > 0 {
         (late_log_h / late as f64).exp()
@@ -444,13 +453,14 @@ pub fn prepare<O: ScoreOracle + Sync + ?Sized, D: Domain, R: Rng + ?Sized>(
 /// Run the whole path from `start` (inside `Theta`, in the level body of index
 /// `start_index`), calling `observe` with the state after every MALA step of the frozen
 /// chain (after the interleaved slice iteration, when one follows the step; diagnostics).
+/// A `Break` from `progress` stops the run with [`SamplerError::Cancelled`] ([`prepare`]).
 pub fn sample_observed<O: ScoreOracle + Sync + ?Sized, D: Domain, R: Rng + ?Sized>(
     target: &Target<O, D>,
     start: &[f64],
     start_index: i64,
     settings: &MalaSettings,
     rng: &mut R,
-    progress: &mut dyn FnMut(Progress),
+    progress: &mut dyn FnMut(Progress) -> ControlFlow<()>,
     observe: &mut dyn FnMut(&MalaState),
 ) -> Result<(Vec<f64>, MalaRecord), SamplerError> {
     let (mut state, kernel, mut record) =
@@ -467,11 +477,14 @@ pub fn sample_observed<O: ScoreOracle + Sync + ?Sized, D: Domain, R: Rng + ?Size
             record.slice_iterations += 1;
         }
         observe(&state);
-        progress(Progress {
-            phase: "mala",
-            done: settings.burn_in + settings.adapt_steps + t + 1,
-            total: settings.burn_in + settings.adapt_steps + settings.steps,
-        });
+        report(
+            progress,
+            Progress {
+                phase: "mala",
+                done: settings.burn_in + settings.adapt_steps + t + 1,
+                total: settings.burn_in + settings.adapt_steps + settings.steps,
+            },
+        )?;
     }
     record.steps = settings.steps;
     record.accepted = accepted;
@@ -489,7 +502,7 @@ pub fn sample<O: ScoreOracle + Sync + ?Sized, D: Domain, R: Rng + ?Sized>(
     start_index: i64,
     settings: &MalaSettings,
     rng: &mut R,
-    progress: &mut dyn FnMut(Progress),
+    progress: &mut dyn FnMut(Progress) -> ControlFlow<()>,
 ) -> Result<(Vec<f64>, MalaRecord), SamplerError> {
     sample_observed(
         target,

@@ -24,6 +24,7 @@ use crate::target::Target;
 use rand::Rng;
 use serde::Serialize;
 use sosdp_oracle::ScoreOracle;
+use std::ops::ControlFlow;
 use std::time::Instant;
 
 /// Which sampling path draws the release.
@@ -257,14 +258,21 @@ pub struct Release {
     pub record: ReleaseRecord,
 }
 
-/// Draw one release of the mechanism.
+/// Draw one release of the mechanism, reporting progress to `progress` after every
+/// iteration of the chain (pilot included).
+///
+/// When `progress` returns `ControlFlow::Break(())` the run stops at once, before its next
+/// membership question or iteration, and returns [`SamplerError::Cancelled`]: nothing is
+/// released (no hardening, no point). Cancelling is the caller's decision, never the data's,
+/// so it does not weaken MATH.md 7 (every data-dependent path ends in a release); the
+/// oracle's fallbacks ([`Counted`]) answer failed oracle calls only, never a cancel.
 pub fn release<O: ScoreOracle + Sync + ?Sized, D: Domain, R: Rng + ?Sized>(
     oracle: &O,
     domain: &D,
     start: &Start,
     settings: &MechanismSettings,
     rng: &mut R,
-    progress: &mut dyn FnMut(Progress),
+    progress: &mut dyn FnMut(Progress) -> ControlFlow<()>,
 ) -> Result<Release, SamplerError> {
     settings.validate()?;
     let clock = Instant::now();

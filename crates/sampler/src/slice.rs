@@ -11,11 +11,12 @@
 use crate::body::Domain;
 use crate::error::SamplerError;
 use crate::levels::draw_level_above;
-use crate::progress::Progress;
+use crate::progress::{Progress, report};
 use crate::target::Target;
 use rand::Rng;
 use serde::Serialize;
 use sosdp_oracle::ScoreOracle;
+use std::ops::ControlFlow;
 
 /// Chain length of the slice path.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -37,14 +38,16 @@ pub struct SliceRecord {
     pub final_index: i64,
 }
 
-/// Run the chain from `start` (inside `Theta`, in the level body of index `start_index`).
+/// Run the chain from `start` (inside `Theta`, in the level body of index `start_index`),
+/// reporting to `progress` after every iteration; its `Break` stops the chain before the next
+/// membership question with [`SamplerError::Cancelled`] ([`crate::progress`]).
 pub fn sample<O: ScoreOracle + Sync + ?Sized, D: Domain, R: Rng + ?Sized>(
     target: &Target<O, D>,
     start: &[f64],
     start_index: i64,
     settings: &SliceSettings,
     rng: &mut R,
-    progress: &mut dyn FnMut(Progress),
+    progress: &mut dyn FnMut(Progress) -> ControlFlow<()>,
 ) -> Result<(Vec<f64>, SliceRecord), SamplerError> {
     sample_observed(
         target,
@@ -65,7 +68,7 @@ pub fn sample_observed<O: ScoreOracle + Sync + ?Sized, D: Domain, R: Rng + ?Size
     start_index: i64,
     settings: &SliceSettings,
     rng: &mut R,
-    progress: &mut dyn FnMut(Progress),
+    progress: &mut dyn FnMut(Progress) -> ControlFlow<()>,
     observe: &mut dyn FnMut(&[f64]),
 ) -> Result<(Vec<f64>, SliceRecord), SamplerError> {
     let mut theta = start.to_vec();
@@ -83,11 +86,14 @@ pub fn sample_observed<O: ScoreOracle + Sync + ?Sized, D: Domain, R: Rng + ?Size
             rng,
         )?;
         observe(&theta);
-        progress(Progress {
-            phase: "slice",
-            done: it + 1,
-            total: settings.iterations,
-        });
+        report(
+            progress,
+            Progress {
+                phase: "slice",
+                done: it + 1,
+                total: settings.iterations,
+            },
+        )?;
     }
     let final_index = target.index_below(&theta, i)?;
     Ok((

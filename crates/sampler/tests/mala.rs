@@ -20,6 +20,7 @@ use sosdp_sampler::{
     Ball, ConvexBody, Directions, Levels, LineMove, MalaSettings, MechanismSettings, SamplerKind,
     Start, release,
 };
+use std::ops::ControlFlow;
 
 /// `s(theta) = min(n, sum_k a_k theta_k^2)`, evaluated exactly: the reference score with mode
 /// 0 and curvatures `2 a_k`.
@@ -183,7 +184,7 @@ fn mala_draws(
                 start_index,
                 &short_settings(),
                 &mut r,
-                &mut |_| {},
+                &mut |_| ControlFlow::Continue(()),
             )
             .unwrap();
             accepted += record.accepted;
@@ -212,7 +213,7 @@ fn slice_draws(oracle: &QuadraticScore, domain: &Ball, chains: u64, seed: u64) -
                 t.levels.index(0.0),
                 &settings,
                 &mut r,
-                &mut |_| {},
+                &mut |_| ControlFlow::Continue(()),
             )
             .unwrap()
             .0
@@ -321,6 +322,7 @@ fn release_runs_the_mala_path() {
         if p.phase == "mala" {
             last = Some((p.done, p.total));
         }
+        ControlFlow::Continue(())
     })
     .unwrap();
     assert!(domain.contains(&r.theta).unwrap());
@@ -350,10 +352,20 @@ fn release_runs_the_mala_path() {
     // Invalid MALA settings are refused before any oracle call.
     let mut bad = settings.clone();
     bad.mala.shrinkage = 0.0;
-    assert!(release(&oracle, &domain, &start, &bad, &mut rng(8), &mut |_| {}).is_err());
+    assert!(
+        release(&oracle, &domain, &start, &bad, &mut rng(8), &mut |_| {
+            ControlFlow::Continue(())
+        })
+        .is_err()
+    );
     bad.mala = MalaSettings {
         target_acceptance: 1.0,
         ..MalaSettings::for_dim(3)
     };
-    assert!(release(&oracle, &domain, &start, &bad, &mut rng(8), &mut |_| {}).is_err());
+    assert!(
+        release(&oracle, &domain, &start, &bad, &mut rng(8), &mut |_| {
+            ControlFlow::Continue(())
+        })
+        .is_err()
+    );
 }

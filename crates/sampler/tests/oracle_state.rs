@@ -27,6 +27,7 @@ use rand::RngExt;
 use rand::rngs::StdRng;
 use sosdp_oracle::{Refinement, ScoreError, ScoreEval, ScoreOracle};
 use sosdp_sampler::{Ball, LineMove, MechanismSettings, Progress, Release, Start, release};
+use std::ops::ControlFlow;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -225,7 +226,7 @@ fn run<O: ScoreOracle + Sync>(
         &start,
         &settings,
         &mut rng(seed),
-        &mut |_: Progress| {},
+        &mut |_: Progress| ControlFlow::Continue(()),
     )
     .unwrap()
 }

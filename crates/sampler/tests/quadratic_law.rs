@@ -49,6 +49,7 @@ use sosdp_sampler::{
     Ball, Directions, Levels, LineMove, MechanismSettings, Progress, SliceSettings, Start, release,
     slice,
 };
+use std::ops::ControlFlow;
 
 fn r2(theta: &[f64], mu: &[f64]) -> f64 {
     theta.iter().zip(mu).map(|(t, m)| (t - m) * (t - m)).sum()
@@ -122,7 +123,7 @@ fn releases_from(
                 &start,
                 settings,
                 &mut rng(seed),
-                &mut |_: Progress| {},
+                &mut |_: Progress| ControlFlow::Continue(()),
             )
             .unwrap();
             assert_eq!(
@@ -267,8 +268,10 @@ fn r2_trace(
     let mut index = levels.index(oracle.evaluate(start).unwrap().upper);
     let mut trace = Vec::with_capacity(iterations);
     for _ in 0..iterations {
-        let (next, record) =
-            slice::sample(&target, &theta, index, &one, &mut r, &mut |_| {}).unwrap();
+        let (next, record) = slice::sample(&target, &theta, index, &one, &mut r, &mut |_| {
+            ControlFlow::Continue(())
+        })
+        .unwrap();
         theta = next;
         index = record.final_index;
         trace.push(r2(&theta, &oracle.mu));
@@ -463,7 +466,7 @@ fn stepwise_chain_is_the_release_chain() {
         levels.index(0.0),
         &settings,
         &mut rng(77),
-        &mut |_| {},
+        &mut |_| ControlFlow::Continue(()),
     )
     .unwrap();
     let (_, stepwise) = r2_trace(d, 0.37, &mu(d), 100, 77);

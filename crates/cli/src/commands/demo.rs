@@ -17,6 +17,7 @@ use sosdp_eval::{
 };
 use sosdp_learn::io::{Header, parse_matrix};
 use sosdp_learn::{Learner, Privacy, PrivateGaussian, PrivateMean};
+use std::ops::ControlFlow;
 
 /// The embedded dataset: 2000 rows, 5 columns, with a header row.
 pub const DEMO_CSV: &str = include_str!("../../data/demo.csv");
@@ -77,7 +78,8 @@ fn run_gaussian() -> Result<(), CliError> {
                 p.phase,
                 p.done,
                 p.total
-            ))
+            ));
+            ControlFlow::Continue(())
         })
         .map_err(|e| CliError::Invalid(e.to_string()))?;
     bar.finish_and_clear();
@@ -163,7 +165,8 @@ fn run_mean() -> Result<(), CliError> {
                 p.phase,
                 p.done,
                 p.total
-            ))
+            ));
+            ControlFlow::Continue(())
         })
         .map_err(|e| CliError::Invalid(e.to_string()))?;
     bar.finish_and_clear();

@@ -22,6 +22,7 @@ use sosdp_sampler::{
 };
 use sosdp_score::{BallDomain, FastCm};
 use std::io::IsTerminal;
+use std::ops::ControlFlow;
 
 #[derive(Debug, Subcommand)]
 pub enum MechanismCommand {
@@ -208,6 +209,7 @@ fn mean(args: &MeanArgs) -> Result<(), CliError> {
                     bar.set_message(format!("{} {}", p.phase, p.done));
                     bar.tick();
                 }
+                ControlFlow::Continue(())
             })
         })
         .collect();

@@ -12,6 +12,7 @@ use serde::Serialize;
 use sosdp_learn::io::{Header, read_matrix};
 use sosdp_learn::{Estimate, Fit, Learner, Plan, Privacy};
 use std::io::IsTerminal;
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -124,7 +125,8 @@ pub fn run_learner<L: Learner>(
             if bar.is_hidden() && log.due(k, p.phase, p.done, p.total) {
                 eprintln!("{message}");
             }
-            bar.set_message(message)
+            bar.set_message(message);
+            ControlFlow::Continue(())
         })
         .map_err(|e| CliError::Invalid(e.to_string()))?;
     bar.finish_and_clear();
