@@ -32,7 +32,7 @@
 //! Privacy: the preconditioner, the centring mean and every refinement stage are pure-DP releases with a
 //! data-independent split of eps; stage parameters depend only on the plan and earlier
 //! releases, so the output is eps-DP by composition.
-use crate::learner::{Learner, Plan};
+use crate::learner::{Learner, Plan, records_needed};
 use crate::mean::PrivateMean;
 use crate::preconditioner::{PreconditionerPlan, PreconditionerSettings};
 use crate::privacy::{Privacy, seeded_rng};
@@ -695,19 +695,9 @@ impl Learner for PrivateCovariance {
             Err(LearnError::TooFewSamples(reason)) => reason,
             Err(other) => return Err(other),
         };
-        // Doubling, then bisection to within 2%, on the public plan alone.
-        let accepts = |size: usize| self.plan_unchecked(size, d).is_ok_and(|p| acceptable(&p));
-        let needed = (1..=30)
-            .map(|k| n << k)
-            .find(|&bigger| accepts(bigger))
-            .map_or("more than 2^30 times as many".to_string(), |mut hi| {
-                let mut lo = hi / 2;
-                while hi - lo > hi / 50 {
-                    let mid = lo + (hi - lo) / 2;
-                    if accepts(mid) { hi = mid } else { lo = mid }
-                }
-                format!("about {hi}")
-            });
+        let needed = records_needed(n, |size| {
+            self.plan_unchecked(size, d).is_ok_and(|p| acceptable(&p))
+        });
         Err(LearnError::TooFewSamples(format!(
             "{refusal}: at d = {d}, K = {}, eps = {}, corruption {} the covariance needs {needed} records, got {n}",
             self.kappa, self.privacy.epsilon, self.privacy.corruption

@@ -58,3 +58,63 @@ pub trait Learner {
         self.fit_with_progress(data, &mut |_, _| ControlFlow::Continue(()))
     }
 }
+
+/// The number of records a refused plan would need: the smallest size `accepts` (a public
+/// plan's verdict, monotone in the size) takes, found by doubling from `n` and bisection to
+/// within 2%, as "about N" (or "more than 2^30 times as many").
+pub(crate) fn records_needed(n: usize, accepts: impl Fn(usize) -> bool) -> String {
+    let n = n.max(1);
+    (1..=30)
+        .map(|k| n << k)
+        .find(|&bigger| accepts(bigger))
+        .map_or("more than 2^30 times as many".to_string(), |mut hi| {
+            let mut lo = hi / 2;
+            while hi - lo > (hi / 50).max(1) {
+                let mid = lo + (hi - lo) / 2;
+                if accepts(mid) { hi = mid } else { lo = mid }
+            }
+            format!("about {hi}")
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Privacy, PrivateMean};
+
+    #[test]
+    fn records_needed_finds_the_threshold_within_two_percent_and_ends_at_small_sizes() {
+        // Small thresholds (bisection steps of one record) end exactly (the size refused was 1).
+        for threshold in [2, 5, 24, 49] {
+            assert_eq!(
+                records_needed(1, |n| n >= threshold),
+                format!("about {threshold}")
+            );
+        }
+        for (n, threshold) in [(4, 24), (1000, 4125), (3, 123_457)] {
+            let found: usize = records_needed(n, |m| m >= threshold)
+                .trim_start_matches("about ")
+                .parse()
+                .unwrap();
+            assert!(
+                found >= threshold && found <= threshold + threshold / 50,
+                "{found}"
+            );
+        }
+        assert!(records_needed(10, |_| false).starts_with("more than"));
+    }
+
+    #[test]
+    fn a_refused_mean_plan_names_a_size_it_accepts() {
+        let learner = PrivateMean::new(Privacy::new(1.0), 10.0);
+        let message = learner.plan(4, 2).unwrap_err().to_string();
+        let needed: usize = message
+            .split("needs about ")
+            .nth(1)
+            .and_then(|rest| rest.split(' ').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("{message}"));
+        assert!(learner.plan(needed, 2).is_ok(), "{message}");
+        assert!(learner.plan(needed * 9 / 10, 2).is_err(), "{message}");
+    }
+}

@@ -16,7 +16,7 @@
 //! [`Diagnostics`] (anchor scores, sampler records, times) that depend on the data and are
 //! **not** covered by the guarantee ([`crate::release`]).
 use crate::LearnError;
-use crate::learner::{Learner, Plan};
+use crate::learner::{Learner, Plan, records_needed};
 use crate::norm_noise;
 use crate::privacy::{Privacy, seeded_rng};
 use crate::projection::project_rows;
@@ -151,12 +151,27 @@ impl PrivateMean {
         self
     }
 
-    /// The plan for validated settings.
+    /// The plan for validated settings; refused, with the number of records that would be
+    /// accepted, when no stage improves on the prior radius.
     fn schedule(&self, n: usize, d: usize) -> Result<Schedule, LearnError> {
         let p = &self.privacy;
-        schedule(n, d, p.epsilon, self.radius, p.corruption, p.beta, self.settings.covariance_error, &self.settings.constants, self.settings.additive_stages).ok_or_else(|| {
+        let plan = |n: usize| {
+            schedule(
+                n,
+                d,
+                p.epsilon,
+                self.radius,
+                p.corruption,
+                p.beta,
+                self.settings.covariance_error,
+                &self.settings.constants,
+                self.settings.additive_stages,
+            )
+        };
+        plan(n).ok_or_else(|| {
+            let needed = records_needed(n, |size| plan(size).is_some());
             LearnError::TooFewSamples(format!(
-                "with n = {n} records in dimension {d}, eps = {}, R = {} and corruption {} no stage improves on the prior radius",
+                "with n = {n} records in dimension {d}, eps = {}, R = {} and corruption {} no stage improves on the prior radius: the mean needs {needed} records",
                 p.epsilon, self.radius, p.corruption
             ))
         })

@@ -102,6 +102,14 @@ pub struct Release<E, P> {
     pub guarantee: String,
 }
 
+impl<E: Estimate, P: Serialize> Release<E, P> {
+    /// The release as one line of JSON, keys in sorted order: the text the `sosdp` tool prints
+    /// and the Python package's `to_json()` returns.
+    pub fn to_json(&self) -> serde_json::Result<String> {
+        Ok(serde_json::to_value(self)?.to_string())
+    }
+}
+
 impl<E, P> Release<E, P> {
     /// The release of a pure `epsilon`-DP fit: `delta = 0` and the [`guarantee`] line.
     pub(crate) fn pure(

@@ -214,15 +214,20 @@ pub fn emit(
     out: &Option<PathBuf>,
     value: &serde_json::Value,
 ) -> Result<(), CliError> {
+    emit_text(option, out, &value.to_string())
+}
+
+/// Print one line of JSON text on stdout, or write it to `out`, the file of `option`.
+fn emit_text(option: &'static str, out: &Option<PathBuf>, text: &str) -> Result<(), CliError> {
     match out {
         Some(path) => {
-            std::fs::write(path, format!("{value}\n")).map_err(|source| CliError::Output {
+            std::fs::write(path, format!("{text}\n")).map_err(|source| CliError::Output {
                 option,
                 path: path.clone(),
                 source,
             })?
         }
-        None => println!("{value}"),
+        None => println!("{text}"),
     }
     Ok(())
 }
@@ -234,9 +239,11 @@ fn emit_fit<E: Estimate, P: Serialize>(
     args: &LearnerArgs,
     fit: &Fit<E, P>,
 ) -> Result<(), CliError> {
-    let release = serde_json::to_value(&fit.release)
+    let release = fit
+        .release
+        .to_json()
         .map_err(|e| CliError::Invalid(format!("cannot serialise the release: {e}")))?;
-    emit("--out", &args.out, &release)?;
+    emit_text("--out", &args.out, &release)?;
     if let Some(path) = &args.diagnostics {
         let diagnostics =
             serde_json::json!({ "non_private_diagnostics": fit.diagnostics.non_private() });

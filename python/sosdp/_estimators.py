@@ -1,0 +1,283 @@
+"""The estimators: scikit-learn's habits (parameters set in ``__init__`` and checked in ``fit``,
+``fit`` returns the estimator, fitted attributes end in ``_``, ``get_params``/``set_params``)."""
+import inspect
+import json
+
+from . import _core
+from ._input import as_records, seed_of, warn_seeded
+from ._progress import Progress
+
+
+class NotFittedError(ValueError, AttributeError):
+    """The estimator is used before ``fit`` (as scikit-learn's ``NotFittedError``)."""
+
+
+class _PrivateEstimator:
+    """What the three estimators share. Subclasses name their learner and priors."""
+
+    _learner = None
+
+    # --- scikit-learn's parameter protocol -------------------------------------------------
+    @classmethod
+    def _param_names(cls):
+        signature = inspect.signature(cls.__init__)
+        return [p.name for p in signature.parameters.values() if p.name != "self"]
+
+    def get_params(self, deep=True):
+        """The estimator's parameters (its ``__init__`` arguments) as a dict."""
+        return {name: getattr(self, name) for name in self._param_names()}
+
+    def set_params(self, **params):
+        """Set parameters (checked at the next ``fit`` or ``plan``); returns the estimator."""
+        names = self._param_names()
+        for name, value in params.items():
+            if name not in names:
+                raise ValueError(f"{type(self).__name__} has no parameter {name!r}; it has {names}")
+            setattr(self, name, value)
+        return self
+
+    def __repr__(self):
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+        return f"{type(self).__name__}({args})"
+
+    # --- the learner -------------------------------------------------------------------------
+    def _priors(self):
+        raise NotImplementedError
+
+    def _spec(self, seed):
+        return _core.Spec(
+            self._learner,
+            epsilon=self.epsilon,
+            corruption=self.corruption,
+            beta=self.beta,
+            seed=seed,
+            sampler=self.sampler,
+            **self._priors(),
+        )
+
+    def plan(self, n, d):
+        """The public plan for ``n`` records in ``d`` dimensions, as a dict, without data: every
+        stage's epsilon share, radius and planned accuracy.
+
+        Raises ValueError for invalid parameters, and when the plan cannot reach a useful
+        accuracy with ``n`` records (the message names the records it needs).
+        """
+        return json.loads(self._spec(None).plan(int(n), int(d)))
+
+    def fit(self, X, y=None):
+        """Fit on ``X`` (array-like, shape ``(n_samples, n_features)``, one record per row);
+        ``y`` is ignored. Returns the estimator.
+
+        The parameters are checked before the data are read. The fit releases the GIL while it
+        runs; Ctrl-C stops it within about a second and raises KeyboardInterrupt (nothing is
+        released). With ``progress=True`` a progress bar (tqdm when installed, else plain lines
+        on stderr) shows the plan's steps and iteration counts.
+        """
+        seed = seed_of(self.random_state)
+        spec = self._spec(seed)  # the parameters, checked before the data are read
+        records = as_records(X)
+        if seed is not None:
+            warn_seeded(seed)
+        bar = Progress() if self.progress else None
+        try:
+            release, diagnostics, location, covariance = spec.fit(
+                records, diagnostics=bool(self.diagnostics), progress=bar
+            )
+        finally:
+            if bar is not None:
+                bar.close()
+        self._release_json = release
+        self.release_ = json.loads(release)
+        self.n_features_in_ = records.shape[1]
+        self.n_samples_ = records.shape[0]
+        if location is not None:
+            self.location_ = location
+        if covariance is not None:
+            self.covariance_ = covariance
+        if diagnostics is not None:
+            self.diagnostics_ = json.loads(diagnostics)
+        elif hasattr(self, "diagnostics_"):
+            del self.diagnostics_
+        return self
+
+    def to_json(self):
+        """The release as the ``sosdp`` command line prints it for the same data, parameters and
+        seed (one line of JSON, keys sorted)."""
+        if not hasattr(self, "_release_json"):
+            raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit(X) first")
+        return self._release_json
+
+
+_COMMON_DOC = """
+    corruption : float, default 0.0
+        The fraction of the records an adversary may have replaced, in [0, 0.5) (below 0.25
+        for the covariance: pairing records doubles it). The accuracy bound accounts for it;
+        a plan that cannot tolerate it is refused before the data are read.
+    beta : float, default 0.05
+        The failure probability of the accuracy bound, in (0, 1).
+    random_state : None or int, default None
+        None draws fresh OS randomness (what a published release needs). An int makes the
+        release reproducible and therefore NOT differentially private (a UserWarning says so).
+    sampler : {"slice", "mala"}, default "slice"
+        How the exponential mechanism's stages are sampled (docs/sampler.md).
+    diagnostics : bool, default False
+        Also keep ``diagnostics_``: the sampler's records, oracle counts and timings. They are
+        computed from the data and are NOT private; never publish them.
+    progress : bool, default False
+        Show progress (tqdm when installed, plain lines on stderr otherwise).
+
+    Attributes
+    ----------
+    release_ : dict
+        The public release: ``estimate``, ``epsilon``, ``delta`` (0), ``plan``,
+        ``stage_releases``, ``accuracy`` (bounds with their assumptions), ``guarantee``.
+    n_features_in_ : int
+    n_samples_ : int
+    diagnostics_ : dict
+        Only with ``diagnostics=True``; marked non-private.
+"""
+
+
+class PrivateMean(_PrivateEstimator):
+    __doc__ = (
+        """The private, robust mean of records from ``N(mu, I)`` (MATH.md 5.1).
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy parameter (pure DP, delta = 0) of the whole fit.
+    radius : float
+        The prior ``|mu| <= radius`` (required: priors are never inferred from the data).
+"""
+        + _COMMON_DOC
+        + """    location_ : ndarray of shape (n_features,)
+        The private mean.
+"""
+    )
+    _learner = "mean"
+
+    def __init__(
+        self,
+        epsilon,
+        radius,
+        corruption=0.0,
+        beta=0.05,
+        random_state=None,
+        *,
+        sampler="slice",
+        diagnostics=False,
+        progress=False,
+    ):
+        self.epsilon = epsilon
+        self.radius = radius
+        self.corruption = corruption
+        self.beta = beta
+        self.random_state = random_state
+        self.sampler = sampler
+        self.diagnostics = diagnostics
+        self.progress = progress
+
+    def _priors(self):
+        return {"radius": self.radius}
+
+
+class PrivateCovariance(_PrivateEstimator):
+    __doc__ = (
+        """The private, robust covariance of records from ``N(mu, Sigma)`` (MATH.md 5.2, 5.3).
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy parameter (pure DP, delta = 0) of the whole fit.
+    kappa : float
+        The prior ``I <= Sigma <= kappa I``, kappa >= 1 (required).
+    radius : float or None, default None
+        With a prior ``|mu| <= radius``, the refinement is centred by a private mean (MATH.md
+        5.3b): fewer records needed, but slower on large or clustered data. None: pairs.
+"""
+        + _COMMON_DOC
+        + """    covariance_ : ndarray of shape (n_features, n_features)
+        The private covariance.
+"""
+    )
+    _learner = "covariance"
+
+    def __init__(
+        self,
+        epsilon,
+        kappa,
+        corruption=0.0,
+        beta=0.05,
+        random_state=None,
+        *,
+        radius=None,
+        sampler="slice",
+        diagnostics=False,
+        progress=False,
+    ):
+        self.epsilon = epsilon
+        self.kappa = kappa
+        self.corruption = corruption
+        self.beta = beta
+        self.random_state = random_state
+        self.radius = radius
+        self.sampler = sampler
+        self.diagnostics = diagnostics
+        self.progress = progress
+
+    def _priors(self):
+        return {"kappa": self.kappa, "radius": self.radius}
+
+
+class PrivateGaussian(_PrivateEstimator):
+    __doc__ = (
+        """A Gaussian ``N(mu, Sigma)`` learned privately in total variation (MATH.md 5.4).
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy parameter (pure DP, delta = 0) of the whole fit.
+    radius : float
+        The prior ``|mu| <= radius`` (required).
+    kappa : float
+        The prior ``I <= Sigma <= kappa I``, kappa >= 1 (required).
+    centring : {"never", "always", "planned"}, default "never"
+        Whether the covariance's refinement is centred by the mean (MATH.md 5.3b); "planned"
+        keeps the smaller planned error, before the data are read.
+"""
+        + _COMMON_DOC
+        + """    location_ : ndarray of shape (n_features,)
+        The private mean.
+    covariance_ : ndarray of shape (n_features, n_features)
+        The private covariance.
+"""
+    )
+    _learner = "gaussian"
+
+    def __init__(
+        self,
+        epsilon,
+        radius,
+        kappa,
+        corruption=0.0,
+        beta=0.05,
+        random_state=None,
+        *,
+        centring="never",
+        sampler="slice",
+        diagnostics=False,
+        progress=False,
+    ):
+        self.epsilon = epsilon
+        self.radius = radius
+        self.kappa = kappa
+        self.corruption = corruption
+        self.beta = beta
+        self.random_state = random_state
+        self.centring = centring
+        self.sampler = sampler
+        self.diagnostics = diagnostics
+        self.progress = progress
+
+    def _priors(self):
+        return {"radius": self.radius, "kappa": self.kappa, "centring": self.centring}

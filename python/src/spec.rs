@@ -1,0 +1,246 @@
+//! A learner's public parameters as the Python estimators hold them ([`Spec`]), and what a fit
+//! hands back to Python: the release's JSON text (the `sosdp` tool's output for the same
+//! parameters and seed), the non-private diagnostics' JSON only when asked, and the estimate
+//! as numpy arrays.
+use crate::{data, run};
+use nalgebra::{DMatrix, DVector};
+use numpy::ndarray::Array2;
+use numpy::{IntoPyArray, PyArray1, PyArray2};
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use serde::Serialize;
+use sosdp_learn::{
+    Centring, Fit, GaussianEstimate, GaussianSettings, LearnError, Learner, Privacy,
+    PrivateCovariance, PrivateGaussian, PrivateMean, SamplerKind,
+};
+
+/// A learner with its public parameters: `Spec(learner, *, epsilon, corruption, beta, seed,
+/// sampler, radius=None, kappa=None, centring=None)` with `learner` one of `"mean"` (needs
+/// `radius`), `"covariance"` (needs `kappa`; `radius` centres its refinement, MATH.md 5.3b) and
+/// `"gaussian"` (needs both; `centring` is `"never"` (default), `"always"` or `"planned"`).
+#[pyclass(frozen, module = "sosdp._core")]
+pub struct Spec {
+    learner: AnyLearner,
+}
+
+/// One of the three learners.
+enum AnyLearner {
+    Mean(PrivateMean),
+    Covariance(PrivateCovariance),
+    Gaussian(PrivateGaussian),
+}
+
+/// A fit as Python receives it: `(release JSON, diagnostics JSON or None, location or None,
+/// covariance or None)`.
+type FitOutput<'py> = (
+    String,
+    Option<String>,
+    Option<Bound<'py, PyArray1<f64>>>,
+    Option<Bound<'py, PyArray2<f64>>>,
+);
+
+#[pymethods]
+impl Spec {
+    #[new]
+    #[pyo3(signature = (learner, *, epsilon, corruption, beta, seed, sampler, radius=None, kappa=None, centring=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        learner: &str,
+        epsilon: f64,
+        corruption: f64,
+        beta: f64,
+        seed: Option<u64>,
+        sampler: &str,
+        radius: Option<f64>,
+        kappa: Option<f64>,
+        centring: Option<&str>,
+    ) -> PyResult<Self> {
+        let sampler = match sampler {
+            "slice" => SamplerKind::Slice,
+            "mala" => SamplerKind::Mala,
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "sampler must be 'slice' or 'mala', got {other:?} (the layer-cake sampler \
+                     can fail after the data are read; it is only in `sosdp mechanism`)"
+                )));
+            }
+        };
+        let privacy = Privacy::new(epsilon)
+            .corruption(corruption)
+            .beta(beta)
+            .sampler(sampler);
+        let privacy = match seed {
+            Some(seed) => privacy.seed(seed),
+            None => privacy,
+        };
+        let required = |name: &str, value: Option<f64>| {
+            value.ok_or_else(|| {
+                PyValueError::new_err(format!(
+                    "the {learner} learner needs the prior `{name}` (priors are never inferred \
+                     from the data)"
+                ))
+            })
+        };
+        let learner = match learner {
+            "mean" => AnyLearner::Mean(PrivateMean::new(privacy, required("radius", radius)?)),
+            "covariance" => {
+                let covariance = PrivateCovariance::new(privacy, required("kappa", kappa)?);
+                AnyLearner::Covariance(match radius {
+                    Some(radius) => covariance.centred(radius),
+                    None => covariance,
+                })
+            }
+            "gaussian" => {
+                let centring = match centring.unwrap_or("never") {
+                    "never" => Centring::Never,
+                    "always" => Centring::Always,
+                    "planned" => Centring::Planned,
+                    other => {
+                        return Err(PyValueError::new_err(format!(
+                            "centring must be 'never', 'always' or 'planned', got {other:?}"
+                        )));
+                    }
+                };
+                AnyLearner::Gaussian(
+                    PrivateGaussian::new(
+                        privacy,
+                        required("radius", radius)?,
+                        required("kappa", kappa)?,
+                    )
+                    .settings(GaussianSettings {
+                        centring,
+                        ..GaussianSettings::default()
+                    }),
+                )
+            }
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "learner must be 'mean', 'covariance' or 'gaussian', got {other:?}"
+                )));
+            }
+        };
+        let spec = Spec { learner };
+        spec.validate()?;
+        Ok(spec)
+    }
+
+    /// The public plan for `n` records in `R^d` as JSON (no data read). A plan that cannot
+    /// reach a useful accuracy raises ValueError naming the records it needs.
+    fn plan(&self, n: usize, d: usize) -> PyResult<String> {
+        match &self.learner {
+            AnyLearner::Mean(l) => plan_json(l, n, d),
+            AnyLearner::Covariance(l) => plan_json(l, n, d),
+            AnyLearner::Gaussian(l) => plan_json(l, n, d),
+        }
+    }
+
+    /// Fit on `x` (a 2-D float64 or float32 numpy array, one record per row), with the GIL
+    /// released; `progress(step, steps, phase, done, total)` is called as the fit advances.
+    #[pyo3(signature = (x, *, diagnostics=false, progress=None))]
+    fn fit<'py>(
+        &self,
+        py: Python<'py>,
+        x: &Bound<'py, PyAny>,
+        diagnostics: bool,
+        progress: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<FitOutput<'py>> {
+        let records = data::records(x)?;
+        match &self.learner {
+            AnyLearner::Mean(l) => fit_output(py, l, &records, diagnostics, progress),
+            AnyLearner::Covariance(l) => fit_output(py, l, &records, diagnostics, progress),
+            AnyLearner::Gaussian(l) => fit_output(py, l, &records, diagnostics, progress),
+        }
+    }
+}
+
+impl Spec {
+    /// Check the settings (no data).
+    fn validate(&self) -> PyResult<()> {
+        match &self.learner {
+            AnyLearner::Mean(l) => l.validate(),
+            AnyLearner::Covariance(l) => l.validate(),
+            AnyLearner::Gaussian(l) => l.validate(),
+        }
+        .map_err(value_error)
+    }
+}
+
+/// The plan of `learner` as JSON.
+fn plan_json<L: Learner>(learner: &L, n: usize, d: usize) -> PyResult<String> {
+    let plan = learner.plan(n, d).map_err(value_error)?;
+    serde_json::to_string(&plan).map_err(|e| PyRuntimeError::new_err(e.to_string()))
+}
+
+/// Fit `learner` and hand the fit to Python.
+fn fit_output<'py, L>(
+    py: Python<'py>,
+    learner: &L,
+    records: &DMatrix<f64>,
+    diagnostics: bool,
+    progress: Option<&Bound<'py, PyAny>>,
+) -> PyResult<FitOutput<'py>>
+where
+    L: Learner + Sync,
+    L::Estimate: Arrays,
+    L::Plan: Serialize,
+    Fit<L::Estimate, L::Plan>: Send,
+{
+    let fit = run::fit(py, learner, records, progress)?.map_err(|e| match e {
+        LearnError::Score(_) | LearnError::Sampler(_) => PyRuntimeError::new_err(e.to_string()),
+        e => value_error(e),
+    })?;
+    let json =
+        |r: serde_json::Result<String>| r.map_err(|e| PyRuntimeError::new_err(e.to_string()));
+    let release = json(fit.release.to_json())?;
+    let diagnostics = if diagnostics {
+        Some(json(serde_json::to_string(&fit.diagnostics.non_private()))?)
+    } else {
+        None
+    };
+    let estimate = &fit.release.estimate;
+    let location = estimate
+        .location()
+        .map(|v| v.as_slice().to_vec().into_pyarray(py));
+    let covariance = estimate.covariance().map(|m| {
+        Array2::from_shape_fn((m.nrows(), m.ncols()), |(i, j)| m[(i, j)]).into_pyarray(py)
+    });
+    Ok((release, diagnostics, location, covariance))
+}
+
+/// A learner's refusal as ValueError, its message unchanged.
+fn value_error(e: LearnError) -> PyErr {
+    PyValueError::new_err(e.to_string())
+}
+
+/// An estimate's parts as numpy arrays.
+trait Arrays {
+    /// The mean, when the estimate has one.
+    fn location(&self) -> Option<&DVector<f64>> {
+        None
+    }
+    /// The covariance, when the estimate has one.
+    fn covariance(&self) -> Option<&DMatrix<f64>> {
+        None
+    }
+}
+
+impl Arrays for DVector<f64> {
+    fn location(&self) -> Option<&DVector<f64>> {
+        Some(self)
+    }
+}
+
+impl Arrays for DMatrix<f64> {
+    fn covariance(&self) -> Option<&DMatrix<f64>> {
+        Some(self)
+    }
+}
+
+impl Arrays for GaussianEstimate {
+    fn location(&self) -> Option<&DVector<f64>> {
+        Some(&self.mean)
+    }
+    fn covariance(&self) -> Option<&DMatrix<f64>> {
+        Some(&self.covariance)
+    }
+}

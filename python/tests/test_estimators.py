@@ -1,0 +1,150 @@
+"""The estimators' API: fit returns the estimator, fitted attributes, the release, the plan,
+refusals, parameters."""
+import json
+import warnings
+
+import numpy as np
+import pytest
+
+import sosdp
+from conftest import gaussian
+
+RELEASE_KEYS = {"estimate", "epsilon", "delta", "plan", "stage_releases", "accuracy", "guarantee"}
+
+
+def quiet(estimator, X):
+    """Fit with a fixed seed, the warning it raises checked and silenced."""
+    with pytest.warns(UserWarning, match="NOT differentially private"):
+        return estimator.fit(X)
+
+
+def test_mean_fit_returns_the_estimator_with_its_release():
+    X, mu, _ = gaussian(3000, d=3, seed=1, identity=True)
+    est = sosdp.PrivateMean(epsilon=1.0, radius=10.0, random_state=5)
+    assert quiet(est, X) is est
+    assert est.location_.shape == (3,) and est.location_.dtype == np.float64
+    assert est.n_features_in_ == 3 and est.n_samples_ == 3000
+    assert set(est.release_) == RELEASE_KEYS
+    assert est.release_["epsilon"] == 1.0 and est.release_["delta"] == 0.0
+    assert "differential privacy" in est.release_["guarantee"]
+    # The fitted array is the release's estimate, bit for bit.
+    assert est.location_.tolist() == est.release_["estimate"]
+    # The release's accuracy bound holds on this seed (it holds with probability 1 - beta).
+    bound = est.release_["accuracy"][0]["bound"]
+    assert bound is not None and np.linalg.norm(est.location_ - mu) <= bound
+    # to_json is the release's text.
+    assert json.loads(est.to_json()) == est.release_
+    assert not hasattr(est, "diagnostics_")
+
+
+def test_diagnostics_only_when_asked_and_marked_non_private():
+    X, _, _ = gaussian(2000, seed=2)
+    est = quiet(sosdp.PrivateMean(1.0, 10.0, random_state=1, diagnostics=True), X)
+    assert "NON-PRIVATE" in est.diagnostics_["warning"]
+    assert len(est.diagnostics_["steps"]) >= 1
+    # The release is the same with or without diagnostics, and never carries them.
+    plain = quiet(sosdp.PrivateMean(1.0, 10.0, random_state=1), X)
+    assert plain.to_json() == est.to_json()
+    assert "NON-PRIVATE" not in est.to_json()
+    # Refitting without diagnostics drops the old ones.
+    est.set_params(diagnostics=False)
+    quiet(est, X)
+    assert not hasattr(est, "diagnostics_")
+
+
+def test_covariance_and_gaussian():
+    X, mu, sigma = gaussian(3000, seed=3)
+    cov = quiet(sosdp.PrivateCovariance(epsilon=2.0, kappa=10.0, random_state=1), X)
+    assert cov.covariance_.shape == (2, 2)
+    assert np.allclose(cov.covariance_, cov.covariance_.T)
+    assert cov.covariance_.tolist() == cov.release_["estimate"]
+    assert abs(cov.covariance_[0, 0] - sigma[0, 0]) < 1.5
+    g = quiet(sosdp.PrivateGaussian(epsilon=2.0, radius=5.0, kappa=10.0, random_state=1), X)
+    assert g.location_.tolist() == g.release_["estimate"]["mean"]
+    assert g.covariance_.tolist() == g.release_["estimate"]["covariance"]
+    assert np.linalg.norm(g.location_ - mu) < 0.5
+    # The eps shares of the public plan sum to eps.
+    plan = g.release_["plan"]
+    spent = (
+        plan["covariance"]["preconditioner"]["epsilon"]
+        + sum(s["epsilon"] for s in plan["covariance"]["refinement"])
+        + sum(s["epsilon"] for s in plan["mean"]["schedule"]["stages"])
+    )
+    assert abs(spent - 2.0) < 1e-9
+
+
+def test_the_plan_needs_no_data_and_refusals_name_the_records_needed():
+    est = sosdp.PrivateMean(epsilon=1.0, radius=10.0)
+    plan = est.plan(20000, 10)
+    assert plan == json.loads(json.dumps(plan)) and "stages" in json.dumps(plan)
+    cov = sosdp.PrivateCovariance(epsilon=1.0, kappa=100.0, corruption=0.005)
+    with pytest.raises(ValueError, match=r"needs about \d+ records"):
+        cov.plan(50000, 10)
+    # The same refusal from fit, before the data are read (X is never looked at).
+    with pytest.raises(ValueError, match="too few samples"):
+        sosdp.PrivateMean(epsilon=1.0, radius=10.0).fit(np.zeros((3, 2)))
+
+
+def test_parameters_are_checked_before_the_data():
+    bad_x = "not even an array"
+    for est, message in [
+        (sosdp.PrivateMean(epsilon=-1.0, radius=10.0), "epsilon"),
+        (sosdp.PrivateMean(epsilon=1.0, radius=0.0), "radius"),
+        (sosdp.PrivateMean(epsilon=1.0, radius=1.0, corruption=0.7), "corruption"),
+        (sosdp.PrivateMean(epsilon=1.0, radius=1.0, beta=1.5), "beta"),
+        (sosdp.PrivateMean(epsilon=1.0, radius=1.0, sampler="layer-cake"), "sampler"),
+        (sosdp.PrivateCovariance(epsilon=1.0, kappa=None), "kappa"),
+        (sosdp.PrivateGaussian(epsilon=1.0, radius=1.0, kappa=5.0, centring="sometimes"), "centring"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            est.fit(bad_x)
+    with pytest.raises(TypeError):
+        sosdp.PrivateMean(epsilon=1.0)  # the prior is a required argument
+
+
+def test_get_params_set_params_and_clone():
+    est = sosdp.PrivateGaussian(1.0, 5.0, 10.0, corruption=0.01, centring="planned")
+    params = est.get_params()
+    assert params["kappa"] == 10.0 and params["centring"] == "planned" and params["random_state"] is None
+    again = type(est)(**params)
+    assert again.get_params() == params
+    assert est.set_params(epsilon=2.0) is est and est.epsilon == 2.0
+    with pytest.raises(ValueError, match="no parameter"):
+        est.set_params(eps=2.0)
+    assert repr(est).startswith("PrivateGaussian(epsilon=2.0, radius=5.0")
+    sklearn_base = pytest.importorskip("sklearn.base")
+    assert sklearn_base.clone(est).get_params() == est.get_params()
+
+
+def test_not_fitted():
+    with pytest.raises(sosdp.NotFittedError):
+        sosdp.PrivateMean(1.0, 1.0).to_json()
+    with pytest.raises(AttributeError):
+        sosdp.PrivateMean(1.0, 1.0).location_
+
+
+def test_functions_in_the_style_of_diffprivlib_tools():
+    X, mu, sigma = gaussian(3000, seed=4)
+    with pytest.warns(UserWarning):
+        m = sosdp.mean(X, epsilon=1.0, radius=10.0, random_state=3)
+    with pytest.warns(UserWarning):
+        assert m.tolist() == sosdp.PrivateMean(1.0, 10.0, random_state=3).fit(X).location_.tolist()
+    with pytest.warns(UserWarning):
+        c = sosdp.covariance(X, epsilon=2.0, kappa=10.0, random_state=3)
+    assert c.shape == (2, 2)
+
+
+def test_seeds_warn_and_os_randomness_does_not():
+    X, _, _ = gaussian(2000, seed=5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        a = sosdp.PrivateMean(1.0, 10.0).fit(X).location_
+        b = sosdp.PrivateMean(1.0, 10.0).fit(X).location_
+    assert a.tolist() != b.tolist()  # fresh randomness each fit
+    with pytest.warns(UserWarning, match=r"random_state=7 .*NOT differentially private") as record:
+        sosdp.PrivateMean(1.0, 10.0, random_state=7).fit(X)
+    assert record[0].filename == __file__  # attributed to the caller of fit
+    with pytest.raises(TypeError, match="random_state"):
+        sosdp.PrivateMean(1.0, 10.0, random_state=np.random.default_rng(0)).fit(X)
+    with pytest.raises(ValueError, match="random_state"):
+        sosdp.PrivateMean(1.0, 10.0, random_state=-1).fit(X)
