@@ -146,9 +146,9 @@ impl Spec {
     ) -> PyResult<FitOutput<'py>> {
         let records = data::records(x)?;
         match &self.learner {
-            AnyLearner::Mean(l) => fit_output(py, l, &records, diagnostics, progress),
-            AnyLearner::Covariance(l) => fit_output(py, l, &records, diagnostics, progress),
-            AnyLearner::Gaussian(l) => fit_output(py, l, &records, diagnostics, progress),
+            AnyLearner::Mean(l) => fit_output(py, l.clone(), records, diagnostics, progress),
+            AnyLearner::Covariance(l) => fit_output(py, l.clone(), records, diagnostics, progress),
+            AnyLearner::Gaussian(l) => fit_output(py, l.clone(), records, diagnostics, progress),
         }
     }
 }
@@ -171,16 +171,16 @@ fn plan_json<L: Learner>(learner: &L, n: usize, d: usize) -> PyResult<String> {
     serde_json::to_string(&plan).map_err(|e| PyRuntimeError::new_err(e.to_string()))
 }
 
-/// Fit `learner` and hand the fit to Python.
+/// Fit `learner` on `records` (both moved to the fit's thread) and hand the fit to Python.
 fn fit_output<'py, L>(
     py: Python<'py>,
-    learner: &L,
-    records: &DMatrix<f64>,
+    learner: L,
+    records: DMatrix<f64>,
     diagnostics: bool,
     progress: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<FitOutput<'py>>
 where
-    L: Learner + Sync,
+    L: Learner + Send + 'static,
     L::Estimate: Arrays,
     L::Plan: Serialize,
     Fit<L::Estimate, L::Plan>: Send,
