@@ -11,7 +11,6 @@ import pytest
 
 import sosdp
 from sosdp import _core
-from conftest import gaussian
 
 # A fit of about 10-20 s (d = 10, n = 20000): interrupted after 2 s, in a child process so that
 # the signal reaches that interpreter's main thread only.
