@@ -14,6 +14,7 @@ rm -rf "$venv"
 start=$(date +%s)
 "$venv/bin/python" -m pip install --quiet ./python
 echo "pip install ./python: $(($(date +%s) - start)) s"
-"$venv/bin/python" -m pip install --quiet pytest
+# The `test` extra of python/pyproject.toml, without rebuilding the package.
+"$venv/bin/python" -m pip install --quiet pytest scikit-learn tqdm
 cargo build --release --bin sosdp
 SOSDP_CLI="$PWD/target/release/sosdp" "$venv/bin/python" -m pytest python/tests -q -p no:cacheprovider

@@ -2,6 +2,7 @@
 ``fit`` returns the estimator, fitted attributes end in ``_``, ``get_params``/``set_params``)."""
 import inspect
 import json
+import operator
 
 from . import _core
 from ._input import as_records, seed_of, warn_seeded
@@ -62,7 +63,10 @@ class _PrivateEstimator:
         Raises ValueError for invalid parameters, and when the plan cannot reach a useful
         accuracy with ``n`` records (the message names the records it needs).
         """
-        return json.loads(self._spec(None).plan(int(n), int(d)))
+        n, d = operator.index(n), operator.index(d)
+        if n < 0 or d < 0:
+            raise ValueError(f"n and d must be non-negative integers, got n = {n}, d = {d}")
+        return json.loads(self._spec(None).plan(n, d))
 
     def fit(self, X, y=None):
         """Fit on ``X`` (array-like, shape ``(n_samples, n_features)``, one record per row);
@@ -73,11 +77,17 @@ class _PrivateEstimator:
         released). With ``progress=True`` a progress bar (tqdm when installed, else plain lines
         on stderr) shows the plan's steps and iteration counts.
         """
+        return self._fit(X)
+
+    def _fit(self, X):
+        """``fit``, for ``fit`` and the functions of ``_tools`` (each calls it directly, so the
+        seed warning points three frames up: the user's call)."""
         seed = seed_of(self.random_state)
         spec = self._spec(seed)  # the parameters, checked before the data are read
         records = as_records(X)
+        spec.plan(*records.shape)  # the plan, from the shape alone
         if seed is not None:
-            warn_seeded(seed)
+            warn_seeded(seed, stacklevel=3)
         bar = Progress() if self.progress else None
         try:
             release, diagnostics, location, covariance = spec.fit(

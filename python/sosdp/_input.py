@@ -6,23 +6,28 @@ import numpy as np
 
 
 def as_records(X):
-    """``X`` as a 2-D float64 or float32 numpy array, one record per row.
+    """``X`` as a 2-D numpy array of float64, float32, int64 or int32, one record per row.
 
-    A float64 or float32 ndarray (C or Fortran order, or a strided view) is passed on as it
-    is: the extension copies it once, into the learner's matrix (float32 upcast exactly).
-    Other array-likes (lists, integer arrays, data frames) are converted by
-    ``numpy.asarray(X, dtype=float64)`` first. NaN and infinities are refused by the extension,
-    which names the row and column.
+    Such an ndarray (C or Fortran order, or a strided view) is passed on as it is: the extension
+    copies it once, into the learner's matrix, converting on the way. Other array-likes (lists,
+    other dtypes, data frames) are converted by numpy first. Masked arrays are refused (their
+    masked values would be read as data). NaN and infinities are refused by the extension, which
+    names the row and column.
     """
+    if isinstance(X, np.ma.MaskedArray):
+        raise ValueError("X is a masked array: fill or drop the masked values first (no row is dropped silently)")
     try:
         array = np.asarray(X)
         if array.dtype.kind == "O":
             array = np.asarray(X, dtype=np.float64)
     except (TypeError, ValueError) as e:
+        ragged = _ragged_row(X)
+        if ragged is not None:
+            raise ValueError(ragged) from None
         raise ValueError(f"X must be an array of numbers (n_samples, n_features): {e}") from None
     if array.dtype.kind not in "iuf":
         raise ValueError(f"X must be an array of real numbers (n_samples, n_features), got dtype {array.dtype}")
-    if array.dtype not in (np.float64, np.float32):
+    if array.dtype not in (np.float64, np.float32, np.int64, np.int32):
         array = array.astype(np.float64)
     if array.ndim != 2:
         hint = " (reshape one feature with X.reshape(-1, 1))" if array.ndim == 1 else ""
@@ -32,6 +37,19 @@ def as_records(X):
     if array.shape[0] == 0 or array.shape[1] == 0:
         raise ValueError(f"X has no records or no features: shape {array.shape}")
     return array
+
+
+def _ragged_row(X):
+    """For a sequence of rows of unequal lengths, a message naming the first row whose length
+    differs from the first row's; None otherwise."""
+    try:
+        lengths = [len(row) for row in X]
+    except TypeError:
+        return None
+    for i, length in enumerate(lengths):
+        if length != lengths[0]:
+            return f"X: row {i} has {length} values, row 0 has {lengths[0]} (every record needs the same features)"
+    return None
 
 
 def seed_of(random_state):
@@ -51,13 +69,13 @@ def seed_of(random_state):
     return seed
 
 
-def warn_seeded(seed):
+def warn_seeded(seed, stacklevel):
     """A ``UserWarning`` that a fixed seed voids the privacy guarantee, as the command line's
-    ``--seed`` says on stderr; issued once the data are accepted, attributed to the caller of
-    the estimator's ``fit``."""
+    ``--seed`` says on stderr; issued once the plan and the data are accepted, attributed to the
+    frame ``stacklevel`` levels up (the user's call)."""
     warnings.warn(
         f"random_state={seed} fixes the randomness: the release is reproducible and NOT "
         "differentially private (MATH.md 7); use random_state=None for a release you publish",
         UserWarning,
-        stacklevel=3,
+        stacklevel=stacklevel + 1,
     )

@@ -134,8 +134,9 @@ impl Spec {
         }
     }
 
-    /// Fit on `x` (a 2-D float64 or float32 numpy array, one record per row), with the GIL
-    /// released; `progress(step, steps, phase, done, total)` is called as the fit advances.
+    /// Fit on `x` (a 2-D numpy array of float64, float32, int64 or int32, one record per row),
+    /// with the GIL released; `progress(step, steps, phase, done, total)` is called as the fit
+    /// advances. The plan is checked from the shape before the values are read.
     #[pyo3(signature = (x, *, diagnostics=false, progress=None))]
     fn fit<'py>(
         &self,
@@ -144,6 +145,9 @@ impl Spec {
         diagnostics: bool,
         progress: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<FitOutput<'py>> {
+        // The plan first, from the shape alone: a refused plan costs no copy of the data.
+        let (n, d): (usize, usize) = x.getattr("shape")?.extract()?;
+        self.plan(n, d)?;
         let records = data::records(x)?;
         match &self.learner {
             AnyLearner::Mean(l) => fit_output(py, l.clone(), records, diagnostics, progress),

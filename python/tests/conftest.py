@@ -1,7 +1,6 @@
 """Shared data and the command-line tool for the package's tests."""
 import os
 import pathlib
-import shutil
 
 import numpy as np
 import pytest
@@ -27,15 +26,15 @@ def gaussian(n, d=2, seed=0, identity=False):
 
 @pytest.fixture(scope="session")
 def cli():
-    """The `sosdp` binary: $SOSDP_CLI, or the repository's target/release/sosdp (built by
-    `cargo build --release`, which the README's test command runs first)."""
-    path = os.environ.get("SOSDP_CLI") or shutil.which("sosdp")
+    """The `sosdp` binary: $SOSDP_CLI, else this checkout's target/release/sosdp (built by
+    `cargo build --release`, as scripts/test-python.sh does)."""
+    path = os.environ.get("SOSDP_CLI")
     candidate = REPO / "target" / "release" / "sosdp"
     if not path and candidate.exists():
         path = str(candidate)
     if not path:
         pytest.fail(
             "the sosdp command-line tool is needed to compare releases: run "
-            "`cargo build --release` in the repository, or set SOSDP_CLI"
+            "`cargo build --release --bin sosdp` in the repository, or set SOSDP_CLI"
         )
     return path

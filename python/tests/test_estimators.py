@@ -1,6 +1,7 @@
 """The estimators' API: fit returns the estimator, fitted attributes, the release, the plan,
 refusals, parameters."""
 import json
+import re
 import warnings
 
 import numpy as np
@@ -73,16 +74,42 @@ def test_covariance_and_gaussian():
     assert abs(spent - 2.0) < 1e-9
 
 
+def needed(message):
+    """The records a refusal names ("... needs about N records ...")."""
+    match = re.search(r"needs about (\d+) records", message)
+    assert match, message
+    return int(match.group(1))
+
+
 def test_the_plan_needs_no_data_and_refusals_name_the_records_needed():
     est = sosdp.PrivateMean(epsilon=1.0, radius=10.0)
     plan = est.plan(20000, 10)
     assert plan == json.loads(json.dumps(plan)) and "stages" in json.dumps(plan)
-    cov = sosdp.PrivateCovariance(epsilon=1.0, kappa=100.0, corruption=0.005)
-    with pytest.raises(ValueError, match=r"needs about \d+ records"):
-        cov.plan(50000, 10)
-    # The same refusal from fit, before the data are read (X is never looked at).
-    with pytest.raises(ValueError, match="too few samples"):
-        sosdp.PrivateMean(epsilon=1.0, radius=10.0).fit(np.zeros((3, 2)))
+    for refused, n, d in [
+        (sosdp.PrivateMean(epsilon=1.0, radius=10.0), 4, 2),
+        (sosdp.PrivateCovariance(epsilon=1.0, kappa=100.0, corruption=0.005), 50000, 10),
+        (sosdp.PrivateGaussian(epsilon=2.0, radius=10.0, kappa=100.0), 5000, 10),
+    ]:
+        with pytest.raises(ValueError, match="too few samples") as error:
+            refused.plan(n, d)
+        more = needed(str(error.value))
+        assert more > n
+        refused.plan(more, d)  # the size it names is accepted
+    # The same refusal from fit, from the shape alone: before the values are read (the NaN is
+    # never reached) and before any seed warning.
+    X = np.zeros((3, 2))
+    X[1, 1] = np.nan
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match="too few samples"):
+            sosdp.PrivateMean(epsilon=1.0, radius=10.0, random_state=1).fit(X)
+    for n, d in [(5, 0), (0, 3)]:
+        with pytest.raises(ValueError, match="at least one record and one dimension"):
+            est.plan(n, d)
+    with pytest.raises(TypeError):
+        est.plan(20000.5, 10)
+    with pytest.raises(ValueError, match="non-negative"):
+        est.plan(-1, 10)
 
 
 def test_parameters_are_checked_before_the_data():
@@ -125,13 +152,16 @@ def test_not_fitted():
 
 def test_functions_in_the_style_of_diffprivlib_tools():
     X, mu, sigma = gaussian(3000, seed=4)
-    with pytest.warns(UserWarning):
+    with pytest.warns(UserWarning) as record:
         m = sosdp.mean(X, epsilon=1.0, radius=10.0, random_state=3)
+    assert record[0].filename == __file__  # the warning points at this call
     with pytest.warns(UserWarning):
         assert m.tolist() == sosdp.PrivateMean(1.0, 10.0, random_state=3).fit(X).location_.tolist()
     with pytest.warns(UserWarning):
         c = sosdp.covariance(X, epsilon=2.0, kappa=10.0, random_state=3)
     assert c.shape == (2, 2)
+    with pytest.raises(TypeError, match="diagnostics"):
+        sosdp.mean(X, epsilon=1.0, radius=10.0, diagnostics=True)
 
 
 def test_seeds_warn_and_os_randomness_does_not():

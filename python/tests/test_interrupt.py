@@ -104,3 +104,12 @@ def test_progress_lines_show_public_counts_only(capsys, monkeypatch):
         step, steps, _, done, total = match.groups()
         assert 1 <= int(step) <= int(steps) and 0 <= int(done) <= int(total), line
     assert any("slice" in line for line in lines)
+
+
+def test_a_tqdm_bar_when_tqdm_is_installed(capsys):
+    pytest.importorskip("tqdm")
+    X = np.random.default_rng(1).normal(size=(20000, 4))
+    with pytest.warns(UserWarning):
+        sosdp.PrivateMean(1.0, 10.0, random_state=2, progress=True).fit(X)
+    err = capsys.readouterr().err
+    assert "step 2/2 slice" in err and "it/s" in err, err[-500:]

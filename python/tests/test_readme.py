@@ -11,11 +11,21 @@ def python_blocks(path):
 
 
 def test_the_readme_python_example_prints_a_private_mean(capsys):
+    import numpy as np
+
     blocks = python_blocks(REPO / "README.md")
     assert blocks, "the README has no Python example"
+    namespace = {}
     for block in blocks:
-        exec(compile(block, "README.md", "exec"), {})
+        exec(compile(block, "README.md", "exec"), namespace)
     assert capsys.readouterr().out.strip()
+    # What the example claims: the private mean within its bound of the truth, closer than the
+    # empirical mean that the cluster pulls away.
+    est, X = namespace["est"], namespace["X"]
+    truth = np.array([1.0, -2.0, 0.5])
+    error = np.linalg.norm(est.location_ - truth)
+    assert error <= est.release_["accuracy"][0]["bound"]
+    assert error < np.linalg.norm(X.mean(axis=0) - truth)
 
 
 def test_the_package_readme_example_runs(capsys):

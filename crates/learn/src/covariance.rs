@@ -32,7 +32,7 @@
 //! Privacy: the preconditioner, the centring mean and every refinement stage are pure-DP releases with a
 //! data-independent split of eps; stage parameters depend only on the plan and earlier
 //! releases, so the output is eps-DP by composition.
-use crate::learner::{Learner, Plan, records_needed};
+use crate::learner::{Learner, Plan, check_size, records_needed};
 use crate::mean::PrivateMean;
 use crate::preconditioner::{PreconditionerPlan, PreconditionerSettings};
 use crate::privacy::{Privacy, seeded_rng};
@@ -684,6 +684,7 @@ impl Learner for PrivateCovariance {
     /// cannot contract or the planned error exceeds [`PrivateCovariance::max_planned_error`].
     fn plan(&self, n: usize, d: usize) -> Result<CovariancePlan, LearnError> {
         self.validate()?;
+        check_size(n, d)?;
         let acceptable =
             |plan: &CovariancePlan| plan.planned_error <= self.settings.max_planned_error;
         let refusal = match self.plan_unchecked(n, d) {

@@ -10,7 +10,7 @@
 //! docs/calibration.md) is data-independent; every step whitens or centres by earlier releases
 //! (already private), which is adaptive composition, so the fit is eps-DP.
 use crate::covariance::{CovariancePlan, CovarianceSettings, PrivateCovariance};
-use crate::learner::{Learner, Plan};
+use crate::learner::{Learner, Plan, check_size};
 use crate::mean::PrivateMean;
 use crate::privacy::Privacy;
 use crate::projection::{clean_radius, project_rows};
@@ -334,6 +334,7 @@ impl Learner for PrivateGaussian {
     /// ([`GaussianSettings::centring`]).
     fn plan(&self, n: usize, d: usize) -> Result<GaussianPlan, LearnError> {
         self.validate()?;
+        check_size(n, d)?;
         let centred = || {
             self.covariance_learner_with(true)
                 .plan(n, d)

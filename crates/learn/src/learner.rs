@@ -59,6 +59,16 @@ pub trait Learner {
     }
 }
 
+/// Refuse a plan for no records or no dimensions (every plan starts with this check).
+pub(crate) fn check_size(n: usize, d: usize) -> Result<(), LearnError> {
+    if n == 0 || d == 0 {
+        return Err(LearnError::InvalidSetting(format!(
+            "a plan needs at least one record and one dimension, got n = {n}, d = {d}"
+        )));
+    }
+    Ok(())
+}
+
 /// The number of records a refused plan would need: the smallest size `accepts` (a public
 /// plan's verdict, monotone in the size) takes, found by doubling from `n` and bisection to
 /// within 2%, as "about N" (or "more than 2^30 times as many").
@@ -102,6 +112,24 @@ mod tests {
             );
         }
         assert!(records_needed(10, |_| false).starts_with("more than"));
+    }
+
+    #[test]
+    fn plans_for_no_records_or_no_dimensions_are_refused() {
+        use crate::{PrivateCovariance, PrivateGaussian};
+        let privacy = Privacy::new(1.0);
+        for (n, d) in [(5, 0), (0, 3), (0, 0)] {
+            let refused = |r: Result<(), LearnError>| {
+                assert!(r.unwrap_err().to_string().contains("at least one record"));
+            };
+            refused(PrivateMean::new(privacy, 10.0).plan(n, d).map(|_| ()));
+            refused(PrivateCovariance::new(privacy, 10.0).plan(n, d).map(|_| ()));
+            refused(
+                PrivateGaussian::new(privacy, 10.0, 10.0)
+                    .plan(n, d)
+                    .map(|_| ()),
+            );
+        }
     }
 
     #[test]

@@ -16,7 +16,7 @@
 //! [`Diagnostics`] (anchor scores, sampler records, times) that depend on the data and are
 //! **not** covered by the guarantee ([`crate::release`]).
 use crate::LearnError;
-use crate::learner::{Learner, Plan, records_needed};
+use crate::learner::{Learner, Plan, check_size, records_needed};
 use crate::norm_noise;
 use crate::privacy::{Privacy, seeded_rng};
 use crate::projection::project_rows;
@@ -246,6 +246,7 @@ impl Learner for PrivateMean {
 
     fn plan(&self, n: usize, d: usize) -> Result<Schedule, LearnError> {
         self.validate()?;
+        check_size(n, d)?;
         self.schedule(n, d)
     }
 
