@@ -1,15 +1,17 @@
 //! A fit run on rayon pools of 1, 2 and 3 threads gives the same release, byte for byte (issue
 //! 38): the passes over many records are cut into chunks that depend on `n` alone and their
-//! partial sums are added in chunk order (`sosdp_score::dense::Passes`). Non-vacuous: the
-//! data are large enough that the chunked (parallel) passes are taken, which the test checks
-//! through `sosdp_score::dense::chunked_passes`; the score crate's unit test shows that a plain
-//! rayon sum of such values does change with the pool.
+//! partial sums are added in chunk order (`sosdp_score::dense::Passes`). The fits are small, so
+//! the tests cut the passes finer than the default (chunks of 128 points from 256, whatever
+//! their cost) to take the chunked path in most passes of the solves. Non-vacuous: the test
+//! checks through `sosdp_score::dense::chunked_passes` that chunked (parallel) passes were
+//! taken; the score crate's unit test shows that a plain rayon sum of such values does change
+//! with the pool.
 use nalgebra::DMatrix;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand_distr::{Distribution, StandardNormal};
 use sosdp_learn::{GaussianSettings, Learner, Privacy, PrivateGaussian, PrivateMean};
-use sosdp_score::dense::{Passes, chunked_passes};
+use sosdp_score::dense::{Passes, chunked_passes, set_passes};
 use std::sync::Mutex;
 
 /// The tests of this file run one at a time (the counter of chunked passes is per process).
@@ -56,15 +58,23 @@ where
     L::Estimate: Send,
     L::Plan: Send,
 {
-    assert!(data.nrows() >= Passes::DEFAULT.min_points);
+    set_passes(Passes {
+        chunk: 128,
+        min_points: 256,
+        min_flops: 0,
+    });
     let (one, chunked) = release_on(learner, data, 1);
+    let others: Vec<String> = [2, 3]
+        .iter()
+        .map(|&threads| release_on(learner, data, threads).0)
+        .collect();
+    set_passes(Passes::DEFAULT);
     assert!(
-        chunked > 0,
-        "no pass was chunked: the test would be vacuous"
+        chunked > 100,
+        "{chunked} passes chunked: the test would be vacuous"
     );
-    for threads in [2, 3] {
-        let (other, _) = release_on(learner, data, threads);
-        assert_eq!(one, other, "{threads} threads");
+    for (threads, other) in [2, 3].iter().zip(&others) {
+        assert_eq!(&one, other, "{threads} threads");
     }
 }
 

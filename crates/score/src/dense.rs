@@ -12,13 +12,14 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// How the passes over many points (columns) are shared among rayon's threads: a pass over
-/// `n >= min_points` columns is cut into chunks of `chunk` consecutive columns (the last one
-/// shorter), whose boundaries depend on `n` alone; each chunk is computed as one task, and
-/// partial sums are added in chunk order. Every result is therefore the same for any number of
-/// threads, one included: per-point outputs ([`quad_forms`], the transposed [`gemv`]) are the
-/// numbers of the whole pass, sums ([`weighted_scatter`], the plain [`gemv`], the Woodbury
-/// system `I + Fs Fs^T`) are defined by this chunked order. Below `min_points` a pass is one
-/// call, as before.
+/// `n >= min_points` columns that costs at least `min_flops` (`n` times its flops a column) is
+/// cut into chunks of `chunk` consecutive columns (the last one shorter), whose boundaries
+/// depend on `n` alone; each chunk is computed as one task, and partial sums are added in chunk
+/// order. Whether a pass is chunked depends on its shape alone. Every result is therefore the
+/// same for any number of threads, one included: per-point outputs ([`quad_forms`], the
+/// transposed [`gemv`]) are the numbers of the whole pass, sums ([`weighted_scatter`], the
+/// plain [`gemv`], the Woodbury system `I + Fs Fs^T`, [`identity_plus_syrk`]) are defined by
+/// this chunked order. Other passes are one call, as before.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Passes {
     /// Columns per chunk (a multiple of the 128-column blocks of [`quad_forms`], so that its
@@ -26,18 +27,28 @@ pub struct Passes {
     pub chunk: usize,
     /// The fewest columns for which a pass is chunked.
     pub min_points: usize,
+    /// The least work (flops) of a chunked pass: below it a task costs more to hand to another
+    /// thread than it saves.
+    pub min_flops: usize,
 }
 
 impl Passes {
-    /// The settings every pass of the crate uses: chunks of 2048 columns from 4096 columns.
+    /// The settings every pass of the crate uses: chunks of 512 columns, from 1024 columns and
+    /// `4e6` flops (at d = 10, `D = 11`: the quadratic forms of 16600 points, the Woodbury
+    /// system `I + Fs Fs^T` of rank 78 from 660 free weights).
     pub const DEFAULT: Passes = Passes {
-        chunk: 2048,
-        min_points: 4096,
+        chunk: 512,
+        min_points: 1024,
+        min_flops: 4_000_000,
     };
 
-    /// The chunks of a pass over `n` columns, or `None` when it stays whole.
-    fn chunks(&self, n: usize) -> Option<Vec<Range<usize>>> {
-        if n < self.min_points || n <= self.chunk {
+    /// The chunks of a pass over `n` columns of `flops_per_column` each, or `None` when it
+    /// stays whole.
+    fn chunks(&self, n: usize, flops_per_column: usize) -> Option<Vec<Range<usize>>> {
+        if n < self.min_points
+            || n <= self.chunk
+            || n.saturating_mul(flops_per_column) < self.min_flops
+        {
             return None;
         }
         CHUNKED_PASSES.fetch_add(1, Ordering::Relaxed);
@@ -55,6 +66,32 @@ impl Default for Passes {
     fn default() -> Self {
         Passes::DEFAULT
     }
+}
+
+/// The process's [`Passes`] (`chunk`, `min_points`, `min_flops`), [`Passes::DEFAULT`] unless
+/// [`set_passes`] changed it.
+static PASSES: [AtomicUsize; 3] = [
+    AtomicUsize::new(Passes::DEFAULT.chunk),
+    AtomicUsize::new(Passes::DEFAULT.min_points),
+    AtomicUsize::new(Passes::DEFAULT.min_flops),
+];
+
+/// The [`Passes`] every pass of this process uses.
+pub fn passes() -> Passes {
+    Passes {
+        chunk: PASSES[0].load(Ordering::Relaxed),
+        min_points: PASSES[1].load(Ordering::Relaxed),
+        min_flops: PASSES[2].load(Ordering::Relaxed),
+    }
+}
+
+/// Replace the process's [`Passes`] (tests and experiments: smaller chunks make small fits take
+/// the chunked path). Results depend on these settings (the order of the sums), never on the
+/// number of threads. Not for use while a fit runs.
+pub fn set_passes(p: Passes) {
+    PASSES[0].store(p.chunk.max(1), Ordering::Relaxed);
+    PASSES[1].store(p.min_points, Ordering::Relaxed);
+    PASSES[2].store(p.min_flops, Ordering::Relaxed);
 }
 
 static CHUNKED_PASSES: AtomicUsize = AtomicUsize::new(0);
@@ -265,11 +302,11 @@ pub fn identity_plus_syrk_halves(a: &DMatrix<f64>) -> DMatrix<f64> {
 }
 
 /// `I + A A^T` for an `m x k` matrix `A`: one [`syrk`] onto the identity, or from
-/// [`Passes::min_points`] columns, `(I + A_1 A_1^T) + A_2 A_2^T + ...` over the column chunks of
+/// [`Passes`]' size, `(I + A_1 A_1^T) + A_2 A_2^T + ...` over the column chunks of
 /// [`Passes`], each on a rayon task, added in chunk order.
 pub fn identity_plus_syrk(a: &DMatrix<f64>) -> DMatrix<f64> {
     let (m, k) = (a.nrows(), a.ncols());
-    let Some(chunks) = Passes::DEFAULT.chunks(k) else {
+    let Some(chunks) = passes().chunks(k, m * m) else {
         let mut c = DMatrix::identity(m, m);
         syrk(a, false, 1.0, 1.0, &mut c);
         return c;
@@ -400,7 +437,7 @@ pub fn gemv(ta: bool, alpha: f64, a: &DMatrix<f64>, x: &[f64], beta: f64, y: &mu
     };
     assert_eq!((x.len(), y.len()), (n, m), "gemv: wrong vector lengths");
     let rows = a.nrows();
-    let Some(chunks) = Passes::DEFAULT.chunks(a.ncols()) else {
+    let Some(chunks) = passes().chunks(a.ncols(), 2 * rows) else {
         gemv_slice(ta, rows, a.ncols(), alpha, a.as_slice(), x, beta, y);
         return;
     };
@@ -496,9 +533,9 @@ pub fn psd_projection(m: &DMatrix<f64>) -> DMatrix<f64> {
 }
 
 /// `sum_i c_i p_i p_i^T` for the columns `p_i` of `points`.
-/// From [`Passes::min_points`] columns, the sum of the chunks' scatters in chunk order.
+/// From [`Passes`]' size, the sum of the chunks' scatters in chunk order.
 pub fn weighted_scatter(points: &DMatrix<f64>, coeffs: &[f64]) -> DMatrix<f64> {
-    let Some(chunks) = Passes::DEFAULT.chunks(points.ncols()) else {
+    let Some(chunks) = passes().chunks(points.ncols(), points.nrows() * points.nrows()) else {
         let mut scaled = points.clone();
         for (mut col, &c) in scaled.column_iter_mut().zip(coeffs) {
             col.scale_mut(c);
@@ -530,7 +567,7 @@ pub fn quad_forms(points: &DMatrix<f64>, z: &DMatrix<f64>) -> Vec<f64> {
     if rows == 0 {
         return vec![0.0; n];
     }
-    match Passes::DEFAULT.chunks(n) {
+    match passes().chunks(n, 2 * rows * rows) {
         None => quad_forms_range(points, z, 0..n),
         // Chunks start at multiples of QUAD_BLOCK: the same blocks, the same numbers.
         Some(chunks) => chunks
@@ -738,7 +775,7 @@ mod chunked_tests {
     /// number of threads (its splits follow the pool), the chunked passes do not.
     #[test]
     fn chunked_passes_do_not_depend_on_the_thread_count_where_a_naive_sum_does() {
-        let n = 3 * Passes::DEFAULT.chunk + 77;
+        let n = 117 * Passes::DEFAULT.chunk + 77;
         let v = mixed(n);
         let naive: Vec<f64> = (1..=4)
             .map(|t| pool(t).install(|| v.par_iter().sum::<f64>()))
@@ -747,7 +784,7 @@ mod chunked_tests {
             naive.iter().any(|s| s.to_bits() != naive[0].to_bits()),
             "rayon's sum happened to agree on every pool: {naive:?}"
         );
-        let rows = 4;
+        let rows = 40;
         let points = DMatrix::from_fn(rows, n, |r, c| v[(c + 31 * r) % n]);
         let x = mixed(rows);
         let before = chunked_passes();
