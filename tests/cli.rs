@@ -1559,3 +1559,49 @@ fn progress_lines_carry_public_counts_and_the_plan_states_the_chain_rule() {
         );
     }
 }
+
+#[test]
+fn threads_give_the_same_release_and_zero_is_refused() {
+    let dir = TempDir::new("threads");
+    let rows: String = (0..400)
+        .map(|i| {
+            format!(
+                "{:.4},{:.4}\n",
+                ((i * 37) % 101) as f64 / 50.0 - 1.0 + 0.5,
+                ((i * 53) % 97) as f64 / 48.0 - 1.0
+            )
+        })
+        .collect();
+    let data = dir.file("x.csv", &rows);
+    let args = [
+        "mean",
+        "--input",
+        &data,
+        "--epsilon",
+        "2",
+        "--radius",
+        "5",
+        "--seed",
+        "3",
+    ];
+    let with = |threads: Option<&str>, env: Option<&str>| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_sosdp"));
+        cmd.args(args);
+        if let Some(t) = threads {
+            cmd.args(["--threads", t]);
+        }
+        if let Some(e) = env {
+            cmd.env("RAYON_NUM_THREADS", e);
+        }
+        let out = cmd.output().expect("run sosdp");
+        json(&out);
+        out.stdout
+    };
+    let one = with(Some("1"), None);
+    assert_eq!(one, with(Some("2"), None));
+    assert_eq!(one, with(None, Some("3")));
+    assert_rejected(
+        &sosdp(&[&args[..], &["--threads", "0"]].concat()),
+        "--threads",
+    );
+}

@@ -6,7 +6,120 @@
 //! weighted scatter, quadratic forms, trace products, verified shrinking). Matrices are
 //! nalgebra's column-major `DMatrix`.
 use nalgebra::{DMatrix, DVector};
+use rayon::prelude::*;
 use sosdp_blas as _;
+use std::ops::Range;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// How the passes over many points (columns) are shared among rayon's threads: a pass over
+/// `n >= min_points` columns that costs at least `min_flops` (`n` times its flops a column) is
+/// cut into chunks of `chunk` consecutive columns (the last one shorter), whose boundaries
+/// depend on `n` alone; each chunk is computed as one task, and partial sums are added in chunk
+/// order. Whether a pass is chunked depends on its shape alone. Every result is therefore the
+/// same for any number of threads, one included: per-point outputs ([`quad_forms`], the
+/// transposed [`gemv`]) are the numbers of the whole pass, sums ([`weighted_scatter`], the
+/// plain [`gemv`], the Woodbury system `I + Fs Fs^T`, [`identity_plus_syrk`]) are defined by
+/// this chunked order. Other passes are one call, as before.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Passes {
+    /// Columns per chunk (a multiple of the 128-column blocks of [`quad_forms`], so that its
+    /// values do not depend on the chunking at all).
+    pub chunk: usize,
+    /// The fewest columns for which a pass is chunked.
+    pub min_points: usize,
+    /// The least work (flops) of a chunked pass: below it a task costs more to hand to another
+    /// thread than it saves.
+    pub min_flops: usize,
+}
+
+impl Passes {
+    /// The settings every pass of the crate uses: chunks of 512 columns, from 1024 columns and
+    /// `4e6` flops (at d = 10, `D = 11`: the quadratic forms of 16600 points, the Woodbury
+    /// system `I + Fs Fs^T` of rank 78 from 660 free weights).
+    pub const DEFAULT: Passes = Passes {
+        chunk: 512,
+        min_points: 1024,
+        min_flops: 4_000_000,
+    };
+
+    /// The chunks of a pass over `n` columns of `flops_per_column` each, or `None` when it
+    /// stays whole.
+    fn chunks(&self, n: usize, flops_per_column: usize) -> Option<Vec<Range<usize>>> {
+        if n < self.min_points
+            || n <= self.chunk
+            || n.saturating_mul(flops_per_column) < self.min_flops
+        {
+            return None;
+        }
+        CHUNKED_PASSES.fetch_add(1, Ordering::Relaxed);
+        let chunk = self.chunk.max(1);
+        Some(
+            (0..n)
+                .step_by(chunk)
+                .map(|s| s..(s + chunk).min(n))
+                .collect(),
+        )
+    }
+}
+
+impl Default for Passes {
+    fn default() -> Self {
+        Passes::DEFAULT
+    }
+}
+
+/// The process's [`Passes`] (`chunk`, `min_points`, `min_flops`), [`Passes::DEFAULT`] unless
+/// [`set_passes`] changed it.
+static PASSES: [AtomicUsize; 3] = [
+    AtomicUsize::new(Passes::DEFAULT.chunk),
+    AtomicUsize::new(Passes::DEFAULT.min_points),
+    AtomicUsize::new(Passes::DEFAULT.min_flops),
+];
+
+/// The [`Passes`] every pass of this process uses.
+pub fn passes() -> Passes {
+    Passes {
+        chunk: PASSES[0].load(Ordering::Relaxed),
+        min_points: PASSES[1].load(Ordering::Relaxed),
+        min_flops: PASSES[2].load(Ordering::Relaxed),
+    }
+}
+
+/// Replace the process's [`Passes`] (tests and experiments: smaller chunks make small fits take
+/// the chunked path). Results depend on these settings (the order of the sums), never on the
+/// number of threads. Not for use while a fit runs.
+pub fn set_passes(p: Passes) {
+    PASSES[0].store(p.chunk.max(1), Ordering::Relaxed);
+    PASSES[1].store(p.min_points, Ordering::Relaxed);
+    PASSES[2].store(p.min_flops, Ordering::Relaxed);
+}
+
+static CHUNKED_PASSES: AtomicUsize = AtomicUsize::new(0);
+
+/// How many passes of this process were chunked ([`Passes`]) so far: tests check that the
+/// parallel path was taken.
+pub fn chunked_passes() -> usize {
+    CHUNKED_PASSES.load(Ordering::Relaxed)
+}
+
+/// The partial results `part(range)` of the chunks, computed on rayon's threads, folded in
+/// chunk order by `add`.
+fn chunked_sum<T: Send>(
+    chunks: &[Range<usize>],
+    part: impl Fn(Range<usize>) -> T + Sync,
+    mut add: impl FnMut(&mut T, T),
+) -> T {
+    let mut parts = chunks
+        .par_iter()
+        .map(|r| part(r.clone()))
+        .collect::<Vec<T>>()
+        .into_iter();
+    let mut total = parts.next().expect("a chunked pass has chunks");
+    for p in parts {
+        add(&mut total, p);
+    }
+    total
+}
 
 /// A Cholesky factor `A = L L^T` of a symmetric positive definite matrix.
 pub struct Cholesky {
@@ -188,6 +301,34 @@ pub fn identity_plus_syrk_halves(a: &DMatrix<f64>) -> DMatrix<f64> {
     c
 }
 
+/// `I + A A^T` for an `m x k` matrix `A`: one [`syrk`] onto the identity, or from
+/// [`Passes`]' size, `(I + A_1 A_1^T) + A_2 A_2^T + ...` over the column chunks of
+/// [`Passes`], each on a rayon task, added in chunk order.
+pub fn identity_plus_syrk(a: &DMatrix<f64>) -> DMatrix<f64> {
+    let (m, k) = (a.nrows(), a.ncols());
+    let Some(chunks) = passes().chunks(k, m * m) else {
+        let mut c = DMatrix::identity(m, m);
+        syrk(a, false, 1.0, 1.0, &mut c);
+        return c;
+    };
+    let mut c = chunked_sum(
+        &chunks,
+        |r| {
+            let mut c = if r.start == 0 {
+                DMatrix::identity(m, m)
+            } else {
+                DMatrix::zeros(m, m)
+            };
+            let block = &a.as_slice()[r.start * m..r.end * m];
+            syrk_lower(false, m, r.len(), block, m, 1.0, 1.0, c.as_mut_slice());
+            c
+        },
+        |t, p| *t += p,
+    );
+    mirror_lower(&mut c);
+    c
+}
+
 /// [`gemv`] with the work split into two rayon tasks over the column halves of `A`: for
 /// `op(A) = A`, `y = (alpha A_1 x_1 + beta y) + alpha A_2 x_2`; for `op(A) = A^T`, the two halves
 /// of `y` separately (the same numbers as one [`gemv`] up to rounding: BLAS kernels group
@@ -295,7 +436,42 @@ pub fn gemv(ta: bool, alpha: f64, a: &DMatrix<f64>, x: &[f64], beta: f64, y: &mu
         (a.nrows(), a.ncols())
     };
     assert_eq!((x.len(), y.len()), (n, m), "gemv: wrong vector lengths");
-    gemv_slice(ta, a.nrows(), a.ncols(), alpha, a.as_slice(), x, beta, y);
+    let rows = a.nrows();
+    let Some(chunks) = passes().chunks(a.ncols(), 2 * rows) else {
+        gemv_slice(ta, rows, a.ncols(), alpha, a.as_slice(), x, beta, y);
+        return;
+    };
+    let block = |r: &Range<usize>| &a.as_slice()[r.start * rows..r.end * rows];
+    if ta {
+        // One output per column: each chunk writes its own part of y.
+        let mut parts: Vec<&mut [f64]> = Vec::with_capacity(chunks.len());
+        let mut rest = y;
+        for r in &chunks {
+            let (head, tail) = rest.split_at_mut(r.len());
+            parts.push(head);
+            rest = tail;
+        }
+        parts
+            .into_par_iter()
+            .zip(chunks.par_iter())
+            .for_each(|(out, r)| gemv_slice(true, rows, r.len(), alpha, block(r), x, beta, out));
+    } else {
+        // y = beta y + (A_1 x_1 + A_2 x_2 + ...) alpha, partials added in chunk order.
+        let sum = chunked_sum(
+            &chunks,
+            |r| {
+                let mut p = vec![0.0; rows];
+                gemv_slice(false, rows, r.len(), alpha, block(&r), &x[r], 0.0, &mut p);
+                p
+            },
+            |t, p| t.iter_mut().zip(&p).for_each(|(v, w)| *v += w),
+        );
+        if beta == 0.0 {
+            y.copy_from_slice(&sum);
+        } else {
+            y.iter_mut().zip(&sum).for_each(|(v, w)| *v = beta * *v + w);
+        }
+    }
 }
 
 /// [`gemv`] on a column-major `rows x cols` block `a` (leading dimension `rows`).
@@ -357,12 +533,25 @@ pub fn psd_projection(m: &DMatrix<f64>) -> DMatrix<f64> {
 }
 
 /// `sum_i c_i p_i p_i^T` for the columns `p_i` of `points`.
+/// From [`Passes`]' size, the sum of the chunks' scatters in chunk order.
 pub fn weighted_scatter(points: &DMatrix<f64>, coeffs: &[f64]) -> DMatrix<f64> {
-    let mut scaled = points.clone();
-    for (mut col, &c) in scaled.column_iter_mut().zip(coeffs) {
-        col.scale_mut(c);
-    }
-    mul_nt(&scaled, points)
+    let Some(chunks) = passes().chunks(points.ncols(), points.nrows() * points.nrows()) else {
+        let mut scaled = points.clone();
+        for (mut col, &c) in scaled.column_iter_mut().zip(coeffs) {
+            col.scale_mut(c);
+        }
+        return mul_nt(&scaled, points);
+    };
+    let scatter = |r: Range<usize>| {
+        let cols = points.columns_range(r.clone()).into_owned();
+        let mut scaled = cols.clone();
+        let c = &coeffs[r.start.min(coeffs.len())..r.end.min(coeffs.len())];
+        for (mut col, &c) in scaled.column_iter_mut().zip(c) {
+            col.scale_mut(c);
+        }
+        mul_nt(&scaled, &cols)
+    };
+    chunked_sum(&chunks, scatter, |t, p| *t += p)
 }
 
 /// `p_i^T Z p_i` for the columns `p_i` of `points`. `Z P` is formed in blocks of
@@ -378,11 +567,26 @@ pub fn quad_forms(points: &DMatrix<f64>, z: &DMatrix<f64>) -> Vec<f64> {
     if rows == 0 {
         return vec![0.0; n];
     }
+    match passes().chunks(n, 2 * rows * rows) {
+        None => quad_forms_range(points, z, 0..n),
+        // Chunks start at multiples of QUAD_BLOCK: the same blocks, the same numbers.
+        Some(chunks) => chunks
+            .into_par_iter()
+            .map(|r| quad_forms_range(points, z, r))
+            .collect::<Vec<Vec<f64>>>()
+            .concat(),
+    }
+}
+
+/// [`quad_forms`] of the columns `range` of `points`, in blocks of [`QUAD_BLOCK`].
+fn quad_forms_range(points: &DMatrix<f64>, z: &DMatrix<f64>, range: Range<usize>) -> Vec<f64> {
+    let rows = points.nrows();
+    let (first, n) = (range.start, range.len());
     let mut out = Vec::with_capacity(n);
     let mut zp = vec![0.0; rows * QUAD_BLOCK.min(n)];
     for start in (0..n).step_by(QUAD_BLOCK) {
         let cols = QUAD_BLOCK.min(n - start);
-        let block = &points.as_slice()[start * rows..(start + cols) * rows];
+        let block = &points.as_slice()[(first + start) * rows..(first + start + cols) * rows];
         // SAFETY: `z` is rows x rows, `block` rows x cols and `zp` holds at least rows x cols,
         // all column-major with leading dimension `rows`.
         unsafe {
@@ -543,5 +747,76 @@ mod tests {
             min_eigenvalue(&sym)
         );
         assert!(min_eigenvalue(&DMatrix::from_element(2, 2, f64::NAN)).is_nan());
+    }
+}
+
+#[cfg(test)]
+mod chunked_tests {
+    use super::*;
+
+    /// Values of mixed magnitudes and signs, whose floating-point sum depends on the grouping.
+    fn mixed(n: usize) -> Vec<f64> {
+        (0..n)
+            .map(|i| {
+                let t = (i as f64 * 0.618_033_988_749_895).fract();
+                (t - 0.5) * 10f64.powi((i % 17) as i32 - 8)
+            })
+            .collect()
+    }
+
+    fn pool(threads: usize) -> rayon::ThreadPool {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+    }
+
+    /// Non-vacuity of the chunked passes: rayon's own `sum` of the same values depends on the
+    /// number of threads (its splits follow the pool), the chunked passes do not.
+    #[test]
+    fn chunked_passes_do_not_depend_on_the_thread_count_where_a_naive_sum_does() {
+        let n = 117 * Passes::DEFAULT.chunk + 77;
+        let v = mixed(n);
+        let naive: Vec<f64> = (1..=4)
+            .map(|t| pool(t).install(|| v.par_iter().sum::<f64>()))
+            .collect();
+        assert!(
+            naive.iter().any(|s| s.to_bits() != naive[0].to_bits()),
+            "rayon's sum happened to agree on every pool: {naive:?}"
+        );
+        let rows = 40;
+        let points = DMatrix::from_fn(rows, n, |r, c| v[(c + 31 * r) % n]);
+        let x = mixed(rows);
+        let before = chunked_passes();
+        let run = || {
+            let scatter = weighted_scatter(&points, &v);
+            let mut y = vec![1.0; rows];
+            gemv(false, 0.5, &points, &v, 2.0, &mut y);
+            let mut yt = vec![0.0; n];
+            gemv(true, 1.0, &points, &x, 0.0, &mut yt);
+            let forms = quad_forms(&points, &DMatrix::from_fn(rows, rows, |i, j| v[i + 5 * j]));
+            let inner = identity_plus_syrk(&points);
+            (scatter, y, yt, forms, inner)
+        };
+        let one = pool(1).install(run);
+        assert!(
+            chunked_passes() >= before + 5,
+            "the passes were not chunked"
+        );
+        for t in 2..=4 {
+            let other = pool(t).install(run);
+            assert_eq!(format!("{one:?}"), format!("{other:?}"), "{t} threads");
+        }
+        // Per-point outputs are the whole pass's numbers.
+        let z = DMatrix::from_fn(rows, rows, |i, j| v[i + 5 * j]);
+        let whole = quad_forms_range(&points, &z, 0..n);
+        assert_eq!(one.3, whole);
+        // The chunked sums agree with the unchunked ones to rounding.
+        let mut scaled = points.clone();
+        for (mut col, &c) in scaled.column_iter_mut().zip(&v) {
+            col.scale_mut(c);
+        }
+        let plain = mul_nt(&scaled, &points);
+        assert!((&plain - &one.0).amax() <= 1e-12 * plain.amax());
     }
 }

@@ -70,6 +70,11 @@ pub struct LearnerArgs {
     /// refused before the data are read: it can fail after them; use it in `sosdp mechanism`.
     #[arg(long, value_enum, default_value_t = mechanism::SamplerArg::Slice)]
     pub sampler: mechanism::SamplerArg,
+    /// Threads the fit runs on (rayon). Default: all cores, or RAYON_NUM_THREADS when it is
+    /// set. The release is the same for every number of threads (passes over many records are
+    /// cut into fixed chunks, added in a fixed order); BLAS runs on one thread per call.
+    #[arg(long, value_name = "T", value_parser = clap::value_parser!(u16).range(1..))]
+    pub threads: Option<u16>,
 }
 
 impl LearnerArgs {
@@ -91,11 +96,15 @@ impl LearnerArgs {
 /// `--seed` is given, fit with a progress spinner labelled `step` (stage or step number), then
 /// emit the release ([`emit_fit`]). Progress lines read `step i/J phase done/total`: public
 /// counts only.
-pub fn run_learner<L: Learner>(
+pub fn run_learner<L: Learner + Sync>(
     args: &LearnerArgs,
     step: &str,
     learner: &L,
-) -> Result<(), CliError> {
+) -> Result<(), CliError>
+where
+    L::Estimate: Send,
+    L::Plan: Send,
+{
     learner
         .validate()
         .map_err(|e| CliError::Invalid(e.to_string()))?;
@@ -113,20 +122,27 @@ pub fn run_learner<L: Learner>(
         .map_or(0, |plan| plan.steps());
     let bar = progress_bar();
     let mut log = PlainProgress::default();
-    let fit = learner
-        .fit_with_progress(&data, &mut |k, p| {
-            let message = format!(
-                "{step} {}/{steps} {} {}/{}",
-                k + 1,
-                p.phase,
-                p.done,
-                p.total
-            );
-            if bar.is_hidden() && log.due(k, p.phase, p.done, p.total) {
-                eprintln!("{message}");
-            }
-            bar.set_message(message);
-            ControlFlow::Continue(())
+    // num_threads(0) is rayon's default: RAYON_NUM_THREADS, else the number of cores.
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(args.threads.map_or(0, usize::from))
+        .build()
+        .map_err(|e| CliError::Invalid(format!("cannot start the thread pool: {e}")))?;
+    let fit = pool
+        .install(|| {
+            learner.fit_with_progress(&data, &mut |k, p| {
+                let message = format!(
+                    "{step} {}/{steps} {} {}/{}",
+                    k + 1,
+                    p.phase,
+                    p.done,
+                    p.total
+                );
+                if bar.is_hidden() && log.due(k, p.phase, p.done, p.total) {
+                    eprintln!("{message}");
+                }
+                bar.set_message(message);
+                ControlFlow::Continue(())
+            })
         })
         .map_err(|e| CliError::Invalid(e.to_string()))?;
     bar.finish_and_clear();

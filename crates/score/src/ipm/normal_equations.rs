@@ -10,7 +10,8 @@ use super::problem::{ConeVec, Problem, XVec, axpyv, sym};
 use super::scaling::Scaling;
 use crate::dense::quad_forms;
 use crate::dense::{
-    Cholesky, gemv, gemv_halves, identity_plus_syrk_halves, mul, syrk, weighted_scatter,
+    Cholesky, gemv, gemv_halves, identity_plus_syrk, identity_plus_syrk_halves, mul, passes, syrk,
+    weighted_scatter,
 };
 use nalgebra::{DMatrix, DVector};
 use rayon::prelude::*;
@@ -269,7 +270,8 @@ impl Normal {
             let split = (m_total * m_total * n) as f64 >= settings.split_flops;
             let (stored, inner) = if m_total * n <= settings.stored_entries {
                 let mut fs = DMatrix::zeros(m_total, n);
-                if split && m_total > 0 {
+                if (split || n >= passes().min_points) && m_total > 0 {
+                    // One column per weight: the same numbers on any number of threads.
                     fs.as_mut_slice()
                         .par_chunks_mut(m_total)
                         .enumerate()
@@ -282,9 +284,7 @@ impl Normal {
                 let inner = if split {
                     identity_plus_syrk_halves(&fs)
                 } else {
-                    let mut inner = DMatrix::identity(m_total, m_total);
-                    syrk(&fs, false, 1.0, 1.0, &mut inner);
-                    inner
+                    identity_plus_syrk(&fs)
                 };
                 (Some(fs), inner)
             } else {
