@@ -843,10 +843,9 @@ fn assert_release_only(v: &serde_json::Value) {
     );
 }
 
-#[test]
-fn mean_prints_the_release_only() {
-    let dir = TempDir::new("private-mean");
-    let rows: String = (0..400)
+/// 400 deterministic 2-d rows spread over a square around (0.5, 0), for the mean's tests.
+fn grid_rows() -> String {
+    (0..400)
         .map(|i| {
             format!(
                 "{:.4},{:.4}\n",
@@ -854,8 +853,13 @@ fn mean_prints_the_release_only() {
                 ((i * 53) % 97) as f64 / 48.0 - 1.0
             )
         })
-        .collect();
-    let data = dir.file("x.csv", &rows);
+        .collect()
+}
+
+#[test]
+fn mean_prints_the_release_only() {
+    let dir = TempDir::new("private-mean");
+    let data = dir.file("x.csv", &grid_rows());
     let out_file = dir.0.join("out.json");
     let out = sosdp(&[
         "mean",
@@ -1563,16 +1567,7 @@ fn progress_lines_carry_public_counts_and_the_plan_states_the_chain_rule() {
 #[test]
 fn threads_give_the_same_release_and_zero_is_refused() {
     let dir = TempDir::new("threads");
-    let rows: String = (0..400)
-        .map(|i| {
-            format!(
-                "{:.4},{:.4}\n",
-                ((i * 37) % 101) as f64 / 50.0 - 1.0 + 0.5,
-                ((i * 53) % 97) as f64 / 48.0 - 1.0
-            )
-        })
-        .collect();
-    let data = dir.file("x.csv", &rows);
+    let data = dir.file("x.csv", &grid_rows());
     let args = [
         "mean",
         "--input",

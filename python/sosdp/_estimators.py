@@ -9,6 +9,14 @@ from ._input import as_records, seed_of, warn_seeded
 from ._progress import Progress
 
 
+def _store(estimator, params):
+    """Store ``__init__``'s arguments as attributes of the same names (scikit-learn's habit:
+    nothing else happens in ``__init__``; ``fit`` checks them)."""
+    for name, value in params.items():
+        if name != "self":
+            setattr(estimator, name, value)
+
+
 class NotFittedError(ValueError, AttributeError):
     """The estimator is used before ``fit`` (as scikit-learn's ``NotFittedError``)."""
 
@@ -178,14 +186,7 @@ class PrivateMean(_PrivateEstimator):
         diagnostics=False,
         progress=False,
     ):
-        self.epsilon = epsilon
-        self.radius = radius
-        self.corruption = corruption
-        self.beta = beta
-        self.random_state = random_state
-        self.sampler = sampler
-        self.diagnostics = diagnostics
-        self.progress = progress
+        _store(self, locals())
 
     def _priors(self):
         return {"radius": self.radius}
@@ -225,15 +226,7 @@ class PrivateCovariance(_PrivateEstimator):
         diagnostics=False,
         progress=False,
     ):
-        self.epsilon = epsilon
-        self.kappa = kappa
-        self.corruption = corruption
-        self.beta = beta
-        self.random_state = random_state
-        self.radius = radius
-        self.sampler = sampler
-        self.diagnostics = diagnostics
-        self.progress = progress
+        _store(self, locals())
 
     def _priors(self):
         return {"kappa": self.kappa, "radius": self.radius}
@@ -278,16 +271,7 @@ class PrivateGaussian(_PrivateEstimator):
         diagnostics=False,
         progress=False,
     ):
-        self.epsilon = epsilon
-        self.radius = radius
-        self.kappa = kappa
-        self.corruption = corruption
-        self.beta = beta
-        self.random_state = random_state
-        self.centring = centring
-        self.sampler = sampler
-        self.diagnostics = diagnostics
-        self.progress = progress
+        _store(self, locals())
 
     def _priors(self):
         return {"radius": self.radius, "kappa": self.kappa, "centring": self.centring}
