@@ -38,6 +38,9 @@ CHILD = textwrap.dedent(
         sent[0] = time.monotonic()
         os.kill(os.getpid(), signal.SIGINT)
 
+    # Ctrl-C raises KeyboardInterrupt, as in a terminal (a shell starting a job in the
+    # background, as CI may, leaves SIGINT ignored, and Python then keeps it ignored).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     threading.Thread(target=count, daemon=True).start()
     threading.Thread(target=interrupt, daemon=True).start()
     try:
