@@ -9,7 +9,7 @@
 use nalgebra::DMatrix;
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
-use sosdp_learn::{Fit, LearnError, Learner, Plan, Progress};
+use sosdp_learn::{Fit, LearnError, Learner, Progress};
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
@@ -26,22 +26,20 @@ pub type Fitted<L> = Result<Fit<<L as Learner>::Estimate, <L as Learner>::Plan>,
 
 /// Fit `learner` on `data`, with the GIL released while it runs. `progress`, when given, is
 /// called with the GIL held as `progress(step, steps, phase, done, total)` (`step` 1-based,
-/// `steps` the plan's number of steps) whenever the fit's progress changed since the last
+/// `steps` the plan's number of steps, which the caller planned) whenever the fit's progress changed since the last
 /// tick. A Python error raised meanwhile (a signal handler's `KeyboardInterrupt`, the
 /// callback's own exception) stops the fit and is returned.
 pub fn fit<L>(
     py: Python<'_>,
     learner: L,
     data: DMatrix<f64>,
+    steps: usize,
     progress: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Fitted<L>>
 where
     L: Learner + Send + 'static,
     Fit<L::Estimate, L::Plan>: Send,
 {
-    let steps = learner
-        .plan(data.nrows(), data.ncols())
-        .map_or(0, |plan| plan.steps());
     let stop = Arc::new(AtomicBool::new(false));
     let latest: Arc<Mutex<Option<Report>>> = Arc::new(Mutex::new(None));
     let (sender, receiver) = mpsc::channel();

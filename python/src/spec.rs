@@ -10,7 +10,7 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use serde::Serialize;
 use sosdp_learn::{
-    Centring, Fit, GaussianEstimate, GaussianSettings, LearnError, Learner, Privacy,
+    Centring, Fit, GaussianEstimate, GaussianSettings, LearnError, Learner, Plan, Privacy,
     PrivateCovariance, PrivateGaussian, PrivateMean, SamplerKind,
 };
 
@@ -145,14 +145,10 @@ impl Spec {
         diagnostics: bool,
         progress: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<FitOutput<'py>> {
-        // The plan first, from the shape alone: a refused plan costs no copy of the data.
-        let (n, d): (usize, usize) = x.getattr("shape")?.extract()?;
-        self.plan(n, d)?;
-        let records = data::records(x)?;
         match &self.learner {
-            AnyLearner::Mean(l) => fit_output(py, l.clone(), records, diagnostics, progress),
-            AnyLearner::Covariance(l) => fit_output(py, l.clone(), records, diagnostics, progress),
-            AnyLearner::Gaussian(l) => fit_output(py, l.clone(), records, diagnostics, progress),
+            AnyLearner::Mean(l) => fit_output(py, l.clone(), x, diagnostics, progress),
+            AnyLearner::Covariance(l) => fit_output(py, l.clone(), x, diagnostics, progress),
+            AnyLearner::Gaussian(l) => fit_output(py, l.clone(), x, diagnostics, progress),
         }
     }
 }
@@ -175,11 +171,12 @@ fn plan_json<L: Learner>(learner: &L, n: usize, d: usize) -> PyResult<String> {
     serde_json::to_string(&plan).map_err(|e| PyRuntimeError::new_err(e.to_string()))
 }
 
-/// Fit `learner` on `records` (both moved to the fit's thread) and hand the fit to Python.
+/// Fit `learner` on `x` (the learner and the records' one copy moved to the fit's thread) and
+/// hand the fit to Python.
 fn fit_output<'py, L>(
     py: Python<'py>,
     learner: L,
-    records: DMatrix<f64>,
+    x: &Bound<'py, PyAny>,
     diagnostics: bool,
     progress: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<FitOutput<'py>>
@@ -189,7 +186,12 @@ where
     L::Plan: Serialize,
     Fit<L::Estimate, L::Plan>: Send,
 {
-    let fit = run::fit(py, learner, records, progress)?.map_err(|e| match e {
+    // The plan first, from the shape alone: a refused plan costs no copy of the data, and its
+    // number of steps numbers the progress reports.
+    let (n, d): (usize, usize) = x.getattr("shape")?.extract()?;
+    let steps = learner.plan(n, d).map_err(value_error)?.steps();
+    let records = data::records(x)?;
+    let fit = run::fit(py, learner, records, steps, progress)?.map_err(|e| match e {
         LearnError::Score(_) | LearnError::Sampler(_) => PyRuntimeError::new_err(e.to_string()),
         e => value_error(e),
     })?;
