@@ -635,6 +635,7 @@ impl Learner for PrivateCovariance {
 
     fn validate(&self) -> Result<(), LearnError> {
         self.privacy.validate()?;
+        self.privacy.refuse_delta("covariance (and Gaussian)")?;
         if !(self.kappa.is_finite() && self.kappa >= 1.0) {
             return Err(LearnError::InvalidSetting(format!(
                 "kappa (the prior Sigma ⪯ K I) must be finite and >= 1, got {}",

@@ -4,9 +4,11 @@
 //! [`Learner`]: a public [`Learner::plan`] from `(n, d)` alone and a [`Learner::fit`] that
 //! returns a [`Fit`], the public [`Release`] and the non-private [`Diagnostics`].
 //!
-//! - [`privacy`]: the shared settings (eps, corruption, beta, seed, sampler);
+//! - [`privacy`]: the shared settings (eps, delta, corruption, beta, seed, sampler);
 //! - [`learner`]: the [`Learner`] and [`Plan`] traits;
-//! - [`mean`]: the private mean with identity covariance (5.1);
+//! - [`mean`]: the private mean with identity covariance (5.1), and without a prior radius
+//!   (5.5 (a), `delta > 0`);
+//! - [`localise`]: the `(eps, delta)`-DP localisation of the mean without a prior (5.5 (a));
 //! - [`covariance`]: the private covariance: pairing, preconditioner and Frobenius refinement
 //!   (5.2, 5.3);
 //! - [`preconditioner`]: the staged additive preconditioner (5.2), with
@@ -28,6 +30,7 @@ pub mod frobenius_noise;
 pub mod gaussian;
 pub mod io;
 pub mod learner;
+pub mod localise;
 pub mod mean;
 pub mod norm_noise;
 pub mod preconditioner;
@@ -50,7 +53,11 @@ pub use gaussian::{
     MeanStepPlan, PrivateGaussian,
 };
 pub use learner::{Learner, Plan};
-pub use mean::{MeanFit, MeanRelease, MeanSettings, PrivateMean, check_data};
+pub use localise::{LocalisationPlan, LocaliseSettings};
+pub use mean::{
+    LocalisedFit, LocalisedMean, LocalisedPlan, LocalisedRelease, MeanFit, MeanRelease,
+    MeanSettings, PrivateMean, check_data,
+};
 pub use preconditioner::{PreconditionerPlan, PreconditionerSettings};
 pub use privacy::Privacy;
 pub use release::{AccuracyBound, Diagnostics, Estimate, Fit, NonPrivate, Release, StageRelease};

@@ -17,15 +17,19 @@
 //! **not** covered by the guarantee ([`crate::release`]).
 use crate::LearnError;
 use crate::learner::{Learner, Plan, check_size, records_needed};
+use crate::localise::{LocalisationPlan, LocaliseSettings, localise};
 use crate::norm_noise;
 use crate::privacy::{Privacy, seeded_rng};
 use crate::projection::project_rows;
-use crate::release::{AccuracyBound, Diagnostics, Fit, Release, StageRelease, StepDiagnostics};
+use crate::release::{
+    AccuracyBound, Diagnostics, Fit, Release, StageRelease, StepDiagnostics, approximate_guarantee,
+};
 use crate::schedule::{Constants, Schedule, StageMechanism, schedule};
 use crate::snap;
 use crate::stage::{CmStage, run_cm_stage};
 use crate::symmetric::spd_power;
 use nalgebra::{DMatrix, DVector};
+use serde::Serialize;
 use sosdp_sampler::Progress;
 use std::ops::ControlFlow;
 use std::time::Instant;
@@ -151,25 +155,28 @@ impl PrivateMean {
         self
     }
 
+    /// The plan for validated settings, or `None` when no stage improves on the prior radius.
+    fn planned(&self, n: usize, d: usize) -> Option<Schedule> {
+        let p = &self.privacy;
+        schedule(
+            n,
+            d,
+            p.epsilon,
+            self.radius,
+            p.corruption,
+            p.beta,
+            self.settings.covariance_error,
+            &self.settings.constants,
+            self.settings.additive_stages,
+        )
+    }
+
     /// The plan for validated settings; refused, with the number of records that would be
     /// accepted, when no stage improves on the prior radius.
     fn schedule(&self, n: usize, d: usize) -> Result<Schedule, LearnError> {
         let p = &self.privacy;
-        let plan = |n: usize| {
-            schedule(
-                n,
-                d,
-                p.epsilon,
-                self.radius,
-                p.corruption,
-                p.beta,
-                self.settings.covariance_error,
-                &self.settings.constants,
-                self.settings.additive_stages,
-            )
-        };
-        plan(n).ok_or_else(|| {
-            let needed = records_needed(n, |size| plan(size).is_some());
+        self.planned(n, d).ok_or_else(|| {
+            let needed = records_needed(n, |size| self.planned(size, d).is_some());
             LearnError::TooFewSamples(format!(
                 "with n = {n} records in dimension {d}, eps = {}, R = {} and corruption {} no stage improves on the prior radius: the mean needs {needed} records",
                 p.epsilon, self.radius, p.corruption
@@ -179,6 +186,11 @@ impl PrivateMean {
 
     /// The final accuracy bound of `plan` with the assumptions it rests on.
     pub fn accuracy_bound(&self, plan: &Schedule) -> AccuracyBound {
+        self.accuracy_with_prior(plan, format!("|mu| <= R = {} (the prior)", self.radius))
+    }
+
+    /// The final accuracy bound of `plan`, under the prior on the mean stated by `prior`.
+    fn accuracy_with_prior(&self, plan: &Schedule, prior: String) -> AccuracyBound {
         let mut assumptions = vec![
             if self.settings.covariance_error > 0.0 {
                 format!(
@@ -188,7 +200,7 @@ impl PrivateMean {
             } else {
                 "the uncorrupted records are i.i.d. N(mu, I): identity covariance".to_string()
             },
-            format!("|mu| <= R = {} (the prior)", self.radius),
+            prior,
         ];
         assumptions.push(self.privacy.corruption_assumption());
         AccuracyBound {
@@ -340,4 +352,267 @@ fn additive_release<R: rand::Rng + ?Sized>(
         .collect();
     snap::snap(&mut theta, centre, radius, grid);
     theta
+}
+
+/// The private mean without a prior radius (MATH.md 5.5 (a)):
+/// `LocalisedMean::new(Privacy::new(eps).delta(delta).corruption(eta0))` for records from
+/// `N(mu, I)`, `delta > 0`. An `(eps_loc, delta)`-DP localisation ([`crate::localise`]) releases
+/// a ball `B(c, r)` holding `mu`; the pure [`PrivateMean`] then runs with `eps - eps_loc` on the
+/// records (projected onto the first stage's public ball around `c`) shifted by `-c`, with the
+/// prior `|mu - c| <= r`, and its estimate is shifted back by `+c`. The fit is
+/// `(eps, delta)`-DP by composition.
+///
+/// When the localisation keeps no bin in some coordinate (too few records concentrated
+/// anywhere), the fit still returns a release: `estimate` `None` (`null`) with the reason in
+/// `refusal`, and nothing else computed from the data. Its eps and delta are the planned ones,
+/// whatever happens (so they reveal nothing).
+#[derive(Clone, Debug)]
+pub struct LocalisedMean {
+    privacy: Privacy,
+    localise: LocaliseSettings,
+    settings: MeanSettings,
+}
+
+/// The public plan of a [`LocalisedMean`]: the localisation's, then the pure mean's stages in
+/// the frame centred at the released `c` (prior radius `localisation.radius`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LocalisedPlan {
+    /// The localisation: grid, noise, threshold, eps/delta split, radius.
+    pub localisation: LocalisationPlan,
+    /// The pure mean's stages (eps `eps - eps_loc`, beta `(1 - beta_share) beta`), centred at
+    /// `c`.
+    pub mean: Schedule,
+}
+
+impl Plan for LocalisedPlan {
+    fn steps(&self) -> usize {
+        self.mean.stages.len()
+    }
+}
+
+/// The fit of the localised mean: the public [`LocalisedRelease`] and non-private diagnostics.
+pub type LocalisedFit = Fit<Option<DVector<f64>>, LocalisedPlan>;
+
+/// The public release of the localised mean: the estimate (or `null` and the refusal), eps,
+/// delta, the plan, the stage releases (the localisation's centre first), the accuracy bound
+/// and the guarantee.
+pub type LocalisedRelease = Release<Option<DVector<f64>>, LocalisedPlan>;
+
+impl LocalisedMean {
+    /// The localised mean with the shared settings `privacy` (`delta > 0` needed) and the
+    /// default [`LocaliseSettings`] and [`MeanSettings`].
+    pub fn new(privacy: Privacy) -> Self {
+        LocalisedMean {
+            privacy,
+            localise: LocaliseSettings::default(),
+            settings: MeanSettings::default(),
+        }
+    }
+
+    /// The localisation's settings (default [`LocaliseSettings::default`]).
+    pub fn localise_settings(mut self, settings: LocaliseSettings) -> Self {
+        self.localise = settings;
+        self
+    }
+
+    /// The pure mean's settings (default [`MeanSettings::default`]).
+    pub fn settings(mut self, settings: MeanSettings) -> Self {
+        self.settings = settings;
+        self
+    }
+
+    /// `eps_loc`, the localisation's eps.
+    fn localisation_epsilon(&self) -> f64 {
+        self.localise.epsilon_share * self.privacy.epsilon
+    }
+
+    /// The pure mean after the localisation, with the prior radius `radius` around `c`: eps
+    /// `eps - eps_loc`, beta `(1 - beta_share) beta`, no delta, the seed plus one.
+    fn pure_mean(&self, radius: f64) -> PrivateMean {
+        let privacy = Privacy {
+            epsilon: self.privacy.epsilon - self.localisation_epsilon(),
+            delta: 0.0,
+            beta: (1.0 - self.localise.beta_share) * self.privacy.beta,
+            seed: self.privacy.seed.map(|s| s.wrapping_add(1)),
+            ..self.privacy
+        };
+        PrivateMean::new(privacy, radius).settings(self.settings.clone())
+    }
+
+    /// The plan for validated settings, or `None` when the pure mean has no stage that
+    /// improves on the localisation's radius.
+    fn planned(&self, n: usize, d: usize) -> Result<Option<LocalisedPlan>, LearnError> {
+        let p = &self.privacy;
+        let localisation = LocalisationPlan::new(
+            n,
+            d,
+            self.localisation_epsilon(),
+            p.delta,
+            p.corruption,
+            self.localise.beta_share * p.beta,
+            self.localise.bin_width,
+        )?;
+        Ok(self
+            .pure_mean(localisation.radius)
+            .planned(n, d)
+            .map(|mean| LocalisedPlan { localisation, mean }))
+    }
+
+    /// The plan for validated settings; refused, with the number of records that would be
+    /// accepted, when no stage improves on the localisation's radius.
+    fn localised_plan(&self, n: usize, d: usize) -> Result<LocalisedPlan, LearnError> {
+        self.planned(n, d)?.ok_or_else(|| {
+            let needed =
+                records_needed(n, |size| matches!(self.planned(size, d), Ok(Some(_))));
+            LearnError::TooFewSamples(format!(
+                "with n = {n} records in dimension {d}, eps = {}, delta = {} and corruption {} no stage improves on the localisation's radius: the localised mean needs {needed} records",
+                self.privacy.epsilon, self.privacy.delta, self.privacy.corruption
+            ))
+        })
+    }
+
+    /// The final accuracy bound of `plan`: the pure mean's, with the localisation's ball as the
+    /// prior, holding with probability `1 - beta`; `null` when the localisation's coverage
+    /// margin is not positive.
+    pub fn accuracy_bound(&self, plan: &LocalisedPlan) -> AccuracyBound {
+        let loc = &plan.localisation;
+        let prior = format!(
+            "|mu - c| <= r = {} for the localisation's centre c (probability 1 - {}: its coverage margin {} > 0 needs the corruption below about half the clean bin's mass)",
+            loc.radius, loc.beta, loc.coverage_margin
+        );
+        let bound = self
+            .pure_mean(loc.radius)
+            .accuracy_with_prior(&plan.mean, prior);
+        if loc.coverage_margin > 0.0 {
+            AccuracyBound {
+                probability: 1.0 - self.privacy.beta,
+                ..bound
+            }
+        } else {
+            AccuracyBound {
+                bound: None,
+                probability: 1.0 - self.privacy.beta,
+                unavailable: Some(format!(
+                    "the localisation cannot guarantee that its ball holds the mean: its coverage margin is {} (not positive) with n records, corruption {} and eps_loc {}",
+                    loc.coverage_margin, self.privacy.corruption, loc.epsilon
+                )),
+                ..bound
+            }
+        }
+    }
+
+    /// The release of `estimate` (or of a refusal, with `refusal` its reason).
+    fn release(
+        &self,
+        estimate: Option<DVector<f64>>,
+        plan: LocalisedPlan,
+        stage_releases: Vec<StageRelease>,
+        accuracy: Vec<AccuracyBound>,
+        refusal: Option<String>,
+    ) -> LocalisedRelease {
+        let p = &self.privacy;
+        Release {
+            estimate,
+            epsilon: p.epsilon,
+            delta: p.delta,
+            guarantee: approximate_guarantee(p.epsilon, p.delta, plan.localisation.epsilon),
+            plan,
+            stage_releases,
+            accuracy,
+            refusal,
+        }
+    }
+}
+
+impl Learner for LocalisedMean {
+    type Estimate = Option<DVector<f64>>;
+    type Plan = LocalisedPlan;
+
+    fn privacy(&self) -> Privacy {
+        self.privacy
+    }
+
+    fn with_privacy(self, privacy: Privacy) -> Self {
+        LocalisedMean { privacy, ..self }
+    }
+
+    fn validate(&self) -> Result<(), LearnError> {
+        self.privacy.validate()?;
+        if !(self.privacy.delta > 0.0) {
+            return Err(LearnError::InvalidSetting(
+                "the mean without a prior radius needs delta > 0 (its localisation is (eps, delta)-DP, MATH.md 5.5 (a)): give delta > 0, or a prior radius R for the pure mean".into(),
+            ));
+        }
+        self.localise.validate()?;
+        // The pure mean's own settings (the radius is the plan's, checked there).
+        self.pure_mean(1.0).validate()
+    }
+
+    fn plan(&self, n: usize, d: usize) -> Result<LocalisedPlan, LearnError> {
+        self.validate()?;
+        check_size(n, d)?;
+        self.localised_plan(n, d)
+    }
+
+    fn fit_with_progress(
+        &self,
+        data: &DMatrix<f64>,
+        progress: &mut dyn FnMut(usize, Progress) -> ControlFlow<()>,
+    ) -> Result<LocalisedFit, LearnError> {
+        let (n, d) = data.shape();
+        self.validate()?;
+        check_data(data)?;
+        let plan = self.localised_plan(n, d)?;
+        let mut rng = seeded_rng(self.privacy.seed)?;
+        let clock = Instant::now();
+        let Some(centre) = localise(data, &plan.localisation, &mut rng) else {
+            let reason = format!(
+                "no estimate: in some rotated coordinate no histogram bin (width {}) kept a noisy count above the threshold {} (too few records concentrated in one bin)",
+                plan.localisation.bin_width, plan.localisation.threshold
+            );
+            let diagnostics = Diagnostics {
+                elapsed_s: clock.elapsed().as_secs_f64(),
+                ..Diagnostics::default()
+            };
+            return Ok(Fit {
+                release: self.release(None, plan, Vec::new(), Vec::new(), Some(reason)),
+                diagnostics,
+            });
+        };
+        // Project onto the first stage's public ball around c before shifting (the difference
+        // of two finite numbers can overflow; that of a projected record cannot).
+        let mut shifted = project_rows(
+            data,
+            centre.as_slice(),
+            plan.mean.stages[0].projection_radius,
+        );
+        for mut row in shifted.row_iter_mut() {
+            row -= centre.transpose();
+        }
+        let pure = self.pure_mean(plan.localisation.radius);
+        let fit = pure.fit_with_progress(&shifted, progress)?;
+        let shift_back =
+            |v: Vec<f64>| -> Vec<f64> { v.iter().zip(centre.iter()).map(|(x, c)| x + c).collect() };
+        let mut stage_releases = vec![StageRelease {
+            step: "localisation centre".into(),
+            release: centre.as_slice().to_vec(),
+        }];
+        stage_releases.extend(
+            fit.release
+                .stage_releases
+                .into_iter()
+                .map(|s| StageRelease {
+                    release: shift_back(s.release),
+                    ..s
+                }),
+        );
+        let estimate = fit.release.estimate + &centre;
+        let accuracy = vec![self.accuracy_bound(&plan)];
+        let mut diagnostics = fit.diagnostics;
+        diagnostics.elapsed_s = clock.elapsed().as_secs_f64();
+        Ok(Fit {
+            release: self.release(Some(estimate), plan, stage_releases, accuracy, None),
+            diagnostics,
+        })
+    }
 }

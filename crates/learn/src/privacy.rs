@@ -1,18 +1,21 @@
-//! The settings every learner shares: the privacy parameter, the corruption the estimate must
-//! tolerate, the failure probability of its accuracy bound, the randomness and the sampler.
+//! The settings every learner shares: the privacy parameters `(eps, delta)`, the corruption the
+//! estimate must tolerate, the failure probability of its accuracy bound, the randomness and the
+//! sampler.
 use crate::LearnError;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use sosdp_sampler::SamplerKind;
 
-/// The shared settings of a fit: `Privacy::new(eps).corruption(eta0).beta(b).seed(s)`.
+/// The shared settings of a fit: `Privacy::new(eps).delta(d).corruption(eta0).beta(b).seed(s)`.
 ///
-/// Defaults: corruption 0, `beta = 0.05`, fresh OS randomness, the slice sampler. The settings
+/// Defaults: `delta = 0` (pure DP), corruption 0, `beta = 0.05`, fresh OS randomness, the slice
+/// sampler. The settings
 /// are checked by [`Privacy::validate`], which every learner calls in `plan` and `fit` before
 /// the data are read.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Privacy {
     pub(crate) epsilon: f64,
+    pub(crate) delta: f64,
     pub(crate) corruption: f64,
     pub(crate) beta: f64,
     pub(crate) seed: Option<u64>,
@@ -25,11 +28,21 @@ impl Privacy {
     pub fn new(epsilon: f64) -> Self {
         Privacy {
             epsilon,
+            delta: 0.0,
             corruption: 0.0,
             beta: 0.05,
             seed: None,
             sampler: SamplerKind::Slice,
         }
+    }
+
+    /// The `delta` of `(eps, delta)`-DP, in `[0, 1)` (default 0: pure DP). Only the mean without
+    /// a prior radius spends it ([`crate::LocalisedMean`], MATH.md 5.5 (a)); the mean with a
+    /// prior is pure and its release says `delta = 0`; the covariance and Gaussian learners
+    /// refuse `delta > 0` before the data are read.
+    pub fn delta(mut self, delta: f64) -> Self {
+        self.delta = delta;
+        self
     }
 
     /// The fraction `eta0` of the records an adversary may have replaced, in `[0, 0.5)`
@@ -63,6 +76,17 @@ impl Privacy {
         self.epsilon
     }
 
+    /// Refuse `delta > 0` for a pure learner that has no use for it (`learner` names it).
+    pub(crate) fn refuse_delta(&self, learner: &str) -> Result<(), LearnError> {
+        if self.delta > 0.0 {
+            return Err(LearnError::InvalidSetting(format!(
+                "the {learner} learner is pure DP with its priors and spends no delta: give delta = 0 \
+                 (delta > 0, MATH.md 5.5 (a), is implemented for the mean without a prior radius only)"
+            )));
+        }
+        Ok(())
+    }
+
     /// The accuracy bounds' assumption on the corruption.
     pub(crate) fn corruption_assumption(&self) -> String {
         if self.corruption > 0.0 {
@@ -75,7 +99,7 @@ impl Privacy {
         }
     }
 
-    /// Check the settings: `eps > 0` finite, corruption in `[0, 0.5)`, `beta` in `(0, 1)`, and a
+    /// Check the settings: `eps > 0` finite, `delta` in `[0, 1)`, corruption in `[0, 0.5)`, `beta` in `(0, 1)`, and a
     /// sampler whose every path ends in a release. The layer-cake sampler is refused: its volume
     /// ladder can fail to close after the data are read, and whether a release then happens
     /// would depend on the data (MATH.md 4.7, 7); it stays available to `sosdp mechanism`
@@ -83,6 +107,12 @@ impl Privacy {
     pub fn validate(&self) -> Result<(), LearnError> {
         if !(self.epsilon.is_finite() && self.epsilon > 0.0) {
             return Err(LearnError::Epsilon(self.epsilon));
+        }
+        if !(self.delta >= 0.0 && self.delta < 1.0) {
+            return Err(LearnError::InvalidSetting(format!(
+                "delta must lie in [0, 1), got {}",
+                self.delta
+            )));
         }
         if !(self.corruption >= 0.0 && self.corruption < 0.5) {
             return Err(LearnError::Corruption(self.corruption));

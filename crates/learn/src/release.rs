@@ -1,7 +1,8 @@
 //! What a fit returns (MATH.md 4.7, 7): a public [`Release`] and separate, non-private
 //! [`Diagnostics`].
 //!
-//! A release holds the estimate, eps, `delta = 0`, the public plan (everything computed from
+//! A release holds the estimate (or `null` with the reason, when a localised fit refuses after
+//! the data were read: MATH.md 5.5), eps, delta (0 for the pure learners), the public plan (everything computed from
 //! the public inputs before the data are read), the intermediate stage releases (each an
 //! eps-share release, covered by the guarantee by composition), the accuracy bounds with the
 //! assumptions they rest on, and the line stating the guarantee and its approximation. Nothing
@@ -16,7 +17,17 @@ use nalgebra::{DMatrix, DVector};
 use serde::{Serialize, Serializer};
 use sosdp_sampler::ReleaseRecord;
 
-/// The guarantee line of every release for a total `epsilon` (MATH.md 4.7).
+/// The guarantee line of an `(epsilon, delta)`-DP localised fit (MATH.md 5.5 (a)): a localisation
+/// spending `(localisation_epsilon, delta)`, then the pure learner's [`guarantee`] for the rest
+/// of eps, by composition.
+pub fn approximate_guarantee(epsilon: f64, delta: f64, localisation_epsilon: f64) -> String {
+    format!(
+        "({epsilon}, {delta})-differential privacy of the exact mechanisms, with respect to replacing one record, by composition of a localisation, ({localisation_epsilon}, {delta})-DP (stable histograms with discrete Laplace noise on the coordinates of a public random rotation, basic composition over the coordinates), and, given its ball, {}",
+        guarantee(epsilon - localisation_epsilon)
+    )
+}
+
+/// The guarantee line of every pure release for a total `epsilon` (MATH.md 4.7).
 pub fn guarantee(epsilon: f64) -> String {
     format!(
         "pure {epsilon}-differential privacy (delta = 0) of the exact mechanisms, with respect to replacing one record          (exponential mechanisms with certified scores; additive stages with exactly sampled norm noise, snapped to a          power-of-two grid, relative excess below 1e-6); the release is drawn by an approximate sampler: finite Markov          chains from public starts (each stage's centre) with the public chain rule of the plan, exact membership          decisions except ties within 1e-10 n points of a level (counted inside); its mixing is tested empirically,          not proved, see docs/limitations.md"
@@ -62,6 +73,16 @@ impl Estimate for DVector<f64> {
     }
 }
 
+/// An estimate that a fit may refuse to give (MATH.md 5.5): `null` when refused.
+impl<E: Estimate> Estimate for Option<E> {
+    fn serialize_estimate<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Some(e) => e.serialize_estimate(serializer),
+            None => serializer.serialize_none(),
+        }
+    }
+}
+
 impl Estimate for DMatrix<f64> {
     fn serialize_estimate<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serialize_rows(self, serializer)
@@ -90,7 +111,8 @@ pub struct Release<E, P> {
     pub estimate: E,
     /// The privacy parameter of the whole fit.
     pub epsilon: f64,
-    /// Always 0: pure differential privacy.
+    /// The `delta` of `(eps, delta)`-DP: 0 for the pure learners, the requested `delta` for a
+    /// localised fit (MATH.md 5.5 (a)), whether or not it released an estimate.
     pub delta: f64,
     /// The public plan, computed from the public inputs before the data were read.
     pub plan: P,
@@ -100,6 +122,10 @@ pub struct Release<E, P> {
     pub accuracy: Vec<AccuracyBound>,
     /// The guarantee of the release ([`guarantee`]).
     pub guarantee: String,
+    /// Why there is no estimate (`estimate` is `null`), when a fit refused after the data were
+    /// read (MATH.md 5.5: a refusal is a release); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refusal: Option<String>,
 }
 
 impl<E: Estimate, P: Serialize> Release<E, P> {
@@ -127,6 +153,7 @@ impl<E, P> Release<E, P> {
             stage_releases,
             accuracy,
             guarantee: guarantee(epsilon),
+            refusal: None,
         }
     }
 }

@@ -1,0 +1,295 @@
+//! Localisation without a prior (MATH.md 5.5 (a)): an `(eps_loc, delta)`-DP step that finds a
+//! ball `B(c, r)` holding the mean of records from `N(mu, I)`, so that the pure learner can run
+//! with the prior `|mu - c| <= r` instead of a user's `|mu| <= R`.
+//!
+//! **Mechanism.** Draw a uniformly random rotation `Q` (Haar, from the fit's randomness: public,
+//! data-independent) and rotate every record, `y_i = Q x_i`. For each rotated coordinate `j`,
+//! a *stable histogram* (Karwa-Vadhan 2018; Vadhan 2017, Theorem 3.5) on the data-independent
+//! grid of bins `[k w, (k + 1) w)`, `k` an integer, `w` public:
+//! 1. count the records of every occupied bin (integer counts; empty bins are never touched);
+//! 2. add to every occupied bin's count independent discrete Laplace noise `Z`,
+//!    `P(Z = z) = (1 - q) / (1 + q) q^|z|`, `q = exp(-eps_c / 2)` (scale `2 / eps_c`);
+//! 3. keep the bins whose noisy count exceeds `T = 1 + 2 log(2 / delta_c) / eps_c`;
+//! 4. release the index `k_j` of the kept bin with the largest noisy count (the lowest index on
+//!    ties), or refuse when no bin is kept.
+//!
+//! The centre is `c = Q^T b` with `b_j = (k_j + 1/2) w`, the bins' centres: a function of
+//! integers and of the public rotation, so no floating-point artefact of the noise reaches it.
+//!
+//! **Privacy of one coordinate.** Replacing one record moves it from bin `A` to bin `B`. Let `C`
+//! be the bins occupied in both datasets and `p = P(1 + Z > T)` the probability that a bin of
+//! count 1 passes. On `C` the counts differ by at most 1 in at most two bins, so their noisy
+//! counts are `eps_c`-indistinguishable (`Z` has log-density slope `eps_c / 2`). A bin occupied
+//! in only one dataset has count 1 there, and is kept with probability `p`; splitting any output
+//! event on whether it contains such a bin gives, in the worst case (`A` in `C`, `B` occupied in
+//! the neighbour only, one count on `C` changed), `P[M(x) in S] <= e^{eps_c / 2} P[M(x') in S]
+//! + e^{eps_c / 2} p`. So the histogram, and its argmax (post-processing), is
+//! `(eps_c, delta_c)`-DP when `e^{eps_c / 2} p <= delta_c`. With `a = eps_c / 2` and `k` the
+//! least integer above `T - 1 = log(2 / delta_c) / a`, `p = P(Z >= k) = q^k / (1 + q) <
+//! (delta_c / 2) / (1 + e^{-a})`, and `e^a / (1 + e^{-a}) <= 2` for `a <= log(1 + sqrt 3)`
+//! (`eps_c <= 2`): the threshold `T` gives `e^a p <= delta_c`. The plan computes this exact
+//! `e^a p` ([`LocalisationPlan::delta_bound_per_coordinate`]) and refuses settings where it
+//! exceeds `delta_c` (per-coordinate eps above 2), before the data are read.
+//!
+//! **Budget.** Basic composition over the `d` coordinates: `eps_c = eps_loc / d`,
+//! `delta_c = delta / d`; the localisation is `(eps_loc, delta)`-DP, and a pure `eps_rest`-DP
+//! learner given its ball makes the fit `(eps_loc + eps_rest, delta)`-DP.
+//!
+//! **Coverage** (with probability `1 - beta_loc`, `beta_loc / 3` for each event below). Of the
+//! `n` records at most `eta0 n` were replaced; the others are draws of `N(mu, I)`, and
+//! `y_ij ~ N(m_j, 1)`, `m = Q mu`.
+//! - Tails: every draw has `|y_ij - m_j| <= t`, `P(|g| > t) = beta_loc / (3 n d)`.
+//! - Mass: the bin holding `m_j` has Gaussian mass at least `p_0 = Phi(w) - 1/2` (the worst case
+//!   is `m_j` on its edge), so by Hoeffding it holds at least `(p_0 - s) n - eta0 n` records,
+//!   `s = sqrt(log(3 d / beta_loc) / (2 n))`, in every coordinate.
+//! - Noise: every occupied bin's noise has `|Z| < t_z`, `P(|Z| >= t_z) = 2 q^{t_z} / (1 + q) <=
+//!   beta_loc / (3 n d)` (at most `n` occupied bins per coordinate).
+//!
+//! On these events, if `(p_0 - s - eta0) n - t_z > T` the bin of `m_j` is kept, and if
+//! `(p_0 - s - 2 eta0) n > 2 t_z` the released bin (whose noisy count is at least that bin's)
+//! has more than `eta0 n` records, so it holds a clean draw: `|b_j - m_j| <= w / 2 + t`, and
+//! `|c - mu| = |b - m| <= r = sqrt(d) (w / 2 + t)` (the rotation is an isometry). The smaller
+//! of the two margins, as a fraction of `n`, is [`LocalisationPlan::coverage_margin`]: when it
+//! is not positive the plan cannot guarantee the ball (the accuracy bound is then `null`); the
+//! corruption must stay below about `p_0 / 2` (0.25 for `w = 4`), since a cluster of `eta0 n`
+//! records in a far bin can otherwise outweigh the clean bin.
+use crate::LearnError;
+use crate::special::{gamma_upper, upper_quantile};
+use nalgebra::{DMatrix, DVector};
+use rand::Rng;
+use rand_distr::{Distribution, Geometric, StandardNormal};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// The localisation's settings (MATH.md 5.5 (a)); privacy never depends on them, only accuracy.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LocaliseSettings {
+    /// The share of eps the localisation spends (default 0.1); the learner gets the rest.
+    pub epsilon_share: f64,
+    /// The bins' width `w`, in units of the records' standard deviation (default 4).
+    pub bin_width: f64,
+    /// The share of `beta` of the localisation's coverage (default 0.25); the learner's accuracy
+    /// bound gets the rest.
+    pub beta_share: f64,
+}
+
+impl Default for LocaliseSettings {
+    fn default() -> Self {
+        LocaliseSettings {
+            epsilon_share: 0.1,
+            bin_width: 4.0,
+            beta_share: 0.25,
+        }
+    }
+}
+
+impl LocaliseSettings {
+    /// Check the shares (in `(0, 1)`) and the width (positive, finite).
+    pub fn validate(&self) -> Result<(), LearnError> {
+        for (name, share) in [
+            ("epsilon_share", self.epsilon_share),
+            ("beta_share", self.beta_share),
+        ] {
+            if !(share > 0.0 && share < 1.0) {
+                return Err(LearnError::InvalidSetting(format!(
+                    "the localisation's {name} must lie in (0, 1), got {share}"
+                )));
+            }
+        }
+        if !(self.bin_width.is_finite() && self.bin_width > 0.0) {
+            return Err(LearnError::InvalidSetting(format!(
+                "the localisation's bin width must be positive and finite, got {}",
+                self.bin_width
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// The localisation's public plan: every number of it is computed from `(n, d, eps_loc, delta,
+/// eta0, beta_loc, w)` before the data are read.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LocalisationPlan {
+    /// `eps_loc`, the localisation's eps.
+    pub epsilon: f64,
+    /// `delta`, all of the fit's delta (the learner after it is pure).
+    pub delta: f64,
+    /// `eps_c = eps_loc / d` of each rotated coordinate (basic composition).
+    pub epsilon_per_coordinate: f64,
+    /// `delta_c = delta / d` of each rotated coordinate (basic composition).
+    pub delta_per_coordinate: f64,
+    /// The bins' width `w`.
+    pub bin_width: f64,
+    /// The discrete Laplace noise's scale `2 / eps_c` (`q = exp(-eps_c / 2)`).
+    pub noise_scale: f64,
+    /// `T = 1 + 2 log(2 / delta_c) / eps_c`: a bin is kept when its noisy count exceeds it.
+    pub threshold: f64,
+    /// The exact probability `P(1 + Z > T)` that a bin of count 1 is kept.
+    pub singleton_pass_probability: f64,
+    /// `e^{eps_c / 2}` times that: the exact delta of a coordinate, at most `delta_c`.
+    pub delta_bound_per_coordinate: f64,
+    /// `beta_loc`: the probability that the ball misses the mean under the assumptions.
+    pub beta: f64,
+    /// `t`: every clean draw is within `t` of the mean in every rotated coordinate.
+    pub tail_radius: f64,
+    /// `t_z`: every occupied bin's noise is below it in absolute value.
+    pub noise_bound: f64,
+    /// The smaller of the two coverage margins as a fraction of `n` (module docs): the ball is
+    /// guaranteed to hold the mean (with probability `1 - beta_loc`) when it is positive.
+    pub coverage_margin: f64,
+    /// `r = sqrt(d) (w / 2 + t)`: the released ball `B(c, r)` holds the mean.
+    pub radius: f64,
+}
+
+/// `P(|g| > x)` for `g ~ N(0, 1)`.
+fn normal_two_sided_tail(x: f64) -> f64 {
+    gamma_upper(0.5, 0.5 * x * x)
+}
+
+impl LocalisationPlan {
+    /// The plan for `n` records in `R^d` with `eps_loc`, `delta > 0`, corruption `eta0` and
+    /// `beta_loc`; refused when a coordinate's exact delta would exceed `delta_c` (only for
+    /// `eps_c` above about 2).
+    pub fn new(
+        n: usize,
+        d: usize,
+        epsilon: f64,
+        delta: f64,
+        eta0: f64,
+        beta: f64,
+        bin_width: f64,
+    ) -> Result<Self, LearnError> {
+        let (nf, df) = (n as f64, d as f64);
+        let eps_c = epsilon / df;
+        let delta_c = delta / df;
+        let a = 0.5 * eps_c;
+        let q = (-a).exp();
+        let threshold = 1.0 + 2.0 * (2.0 / delta_c).ln() / eps_c;
+        // A count-1 bin is kept when Z > T - 1, i.e. Z >= k, k the least integer above T - 1.
+        let k = (threshold - 1.0).floor() + 1.0;
+        let singleton_pass_probability = (k * q.ln()).exp() / (1.0 + q);
+        let delta_bound_per_coordinate = a.exp() * singleton_pass_probability;
+        if !(delta_bound_per_coordinate <= delta_c) {
+            return Err(LearnError::InvalidSetting(format!(
+                "the localisation's eps per coordinate, {eps_c} (eps share / d), is above what the \
+                 stable histogram's threshold covers (about 2): lower the localisation's eps share"
+            )));
+        }
+        let each = beta / 3.0;
+        let tail_radius = upper_quantile(each / (nf * df), normal_two_sided_tail);
+        let p0 = 0.5 * (1.0 - normal_two_sided_tail(bin_width));
+        let s = ((3.0 * df / beta).ln() / (2.0 * nf)).sqrt();
+        // The least integer t_z with 2 q^t_z / (1 + q) <= beta_loc / (3 n d).
+        let noise_bound = ((2.0 * nf * df / (each * (1.0 + q))).ln() / a).ceil();
+        let coverage_margin = (p0 - s - eta0 - (noise_bound + threshold) / nf)
+            .min(p0 - s - 2.0 * eta0 - 2.0 * noise_bound / nf);
+        Ok(LocalisationPlan {
+            epsilon,
+            delta,
+            epsilon_per_coordinate: eps_c,
+            delta_per_coordinate: delta_c,
+            bin_width,
+            noise_scale: 1.0 / a,
+            threshold,
+            singleton_pass_probability,
+            delta_bound_per_coordinate,
+            beta,
+            tail_radius,
+            noise_bound,
+            coverage_margin,
+            radius: df.sqrt() * (0.5 * bin_width + tail_radius),
+        })
+    }
+
+    /// `q = exp(-eps_c / 2)`, the discrete Laplace noise's ratio.
+    fn ratio(&self) -> f64 {
+        (-0.5 * self.epsilon_per_coordinate).exp()
+    }
+}
+
+/// A uniformly random rotation of `R^d` (Haar measure): the `Q` of the QR decomposition of a
+/// standard Gaussian matrix, with the signs of `R`'s diagonal moved into `Q`.
+pub fn random_rotation<R: Rng + ?Sized>(d: usize, rng: &mut R) -> DMatrix<f64> {
+    let g = DMatrix::from_fn(d, d, |_, _| StandardNormal.sample(rng));
+    let qr = g.qr();
+    let r = qr.r();
+    let mut q = qr.q();
+    for (j, mut column) in q.column_iter_mut().enumerate() {
+        if r[(j, j)] < 0.0 {
+            column.neg_mut();
+        }
+    }
+    q
+}
+
+/// One draw of the discrete Laplace law `P(Z = z) = (1 - q) / (1 + q) q^|z|`: the difference of
+/// two independent geometric counts of failures with success probability `1 - q`.
+pub fn discrete_laplace<R: Rng + ?Sized>(q: f64, rng: &mut R) -> i64 {
+    let geometric = Geometric::new(1.0 - q).expect("a success probability in (0, 1]");
+    let (g1, g2) = (geometric.sample(rng), geometric.sample(rng));
+    g1 as i64 - g2 as i64
+}
+
+/// The bin `floor(y / w)` of a rotated coordinate `y` (saturating: a coordinate beyond the
+/// range of `i64` bins, or infinite after the rotation of an extreme record, falls in an end
+/// bin, so no finite record can make the step fail).
+pub fn bin_index(y: f64, w: f64) -> i64 {
+    (y / w).floor() as i64
+}
+
+/// The stable histogram of one coordinate (module docs): the kept bin with the largest noisy
+/// count (the lowest on ties), or `None` when no bin is kept. `counts` maps each occupied bin to
+/// its count; noise is drawn in the bins' order, so a seeded fit is reproducible.
+pub fn stable_argmax<R: Rng + ?Sized>(
+    counts: &BTreeMap<i64, u64>,
+    q: f64,
+    threshold: f64,
+    rng: &mut R,
+) -> Option<i64> {
+    let mut best: Option<(i64, i64)> = None;
+    for (&bin, &count) in counts {
+        let noisy = count as i64 + discrete_laplace(q, rng);
+        if noisy as f64 > threshold && best.is_none_or(|(_, top)| noisy > top) {
+            best = Some((bin, noisy));
+        }
+    }
+    best.map(|(bin, _)| bin)
+}
+
+/// `Q x` for one record, formed as `s Q (x / s)` with `s` its largest absolute entry, so that
+/// no intermediate overflows (an entry of the product may still be infinite: [`bin_index`]).
+fn rotate(rotation: &DMatrix<f64>, x: DVector<f64>) -> DVector<f64> {
+    let s = x.amax();
+    if s == 0.0 {
+        return x;
+    }
+    rotation * (x / s) * s
+}
+
+/// Run the localisation on `data` (one record per row) with the public `plan`: the centre `c`
+/// of the ball `B(c, plan.radius)`, or `None` when some coordinate keeps no bin (the fit then
+/// releases no estimate).
+pub fn localise<R: Rng + ?Sized>(
+    data: &DMatrix<f64>,
+    plan: &LocalisationPlan,
+    rng: &mut R,
+) -> Option<DVector<f64>> {
+    let d = data.ncols();
+    let rotation = random_rotation(d, rng);
+    let mut counts = vec![BTreeMap::<i64, u64>::new(); d];
+    for row in data.row_iter() {
+        let y = rotate(&rotation, row.transpose());
+        for (histogram, value) in counts.iter_mut().zip(y.iter()) {
+            *histogram
+                .entry(bin_index(*value, plan.bin_width))
+                .or_default() += 1;
+        }
+    }
+    let q = plan.ratio();
+    let mut centres = DVector::zeros(d);
+    for (j, histogram) in counts.iter().enumerate() {
+        let bin = stable_argmax(histogram, q, plan.threshold, rng)?;
+        centres[j] = (bin as f64 + 0.5) * plan.bin_width;
+    }
+    Some(rotation.transpose() * centres)
+}
