@@ -1,13 +1,15 @@
 //! sosdp: pure differentially private, robust learning of high-dimensional Gaussians with the
 //! sum-of-squares exponential mechanism (Hopkins–Kamath–Majid–Narayanan 2023).
 //!
-//! Three learners, each built from the shared settings [`Privacy`] (eps, corruption, beta, seed,
-//! sampler) and its required priors, and each a [`Learner`]: a public [`Learner::plan`] from
+//! Three learners, each built from the shared settings [`Privacy`] (eps, delta, corruption,
+//! beta, seed, sampler) and its required priors, and each a [`Learner`]: a public [`Learner::plan`] from
 //! `(n, d)` alone, and a [`Learner::fit`] on a [`nalgebra::DMatrix`] of records (one per row)
 //! that returns a [`Fit`]: the public [`Release`] (serialisable) and the non-private
 //! [`Diagnostics`].
 //!
-//! - [`PrivateMean`]: the mean of `N(mu, I)` with `|mu| <= R` (estimate: a `DVector`);
+//! - [`PrivateMean`]: the mean of `N(mu, I)` with `|mu| <= R` (estimate: a `DVector`), or,
+//!   without a prior, [`LocalisedMean`] with `delta > 0` (an `Option<DVector>`: `None` when
+//!   its private localisation refuses);
 //! - [`PrivateCovariance`]: the covariance of `N(mu, Sigma)` with `I ⪯ Sigma ⪯ K I` (a
 //!   `DMatrix`);
 //! - [`PrivateGaussian`]: both, in total variation ([`GaussianEstimate`]).
@@ -55,9 +57,10 @@ pub use sosdp_learn::io;
 pub use sosdp_learn::{
     AccuracyBound, CovarianceFit, CovariancePlan, CovarianceRelease, CovarianceSettings,
     Diagnostics, Fit, GaussianEstimate, GaussianFit, GaussianPlan, GaussianRelease,
-    GaussianSettings, LearnError, Learner, MeanFit, MeanRelease, MeanSettings, Plan, PlannedStage,
-    Privacy, PrivateCovariance, PrivateGaussian, PrivateMean, Progress, Release, SamplerKind,
-    Schedule, StageMechanism, StageRelease,
+    GaussianSettings, LearnError, Learner, LocalisedFit, LocalisedMean, LocalisedPlan,
+    LocalisedRelease, MeanFit, MeanRelease, MeanSettings, Plan, PlannedStage, Privacy,
+    PrivateCovariance, PrivateGaussian, PrivateMean, Progress, Release, SamplerKind, Schedule,
+    StageMechanism, StageRelease,
 };
 pub use sosdp_oracle as oracle;
 pub use sosdp_sampler as sampler;

@@ -1,0 +1,161 @@
+//! The mean without a prior radius (MATH.md 5.5 (a)): the localisation's ball covers the mean
+//! under the adversaries of MATH.md 6, its privacy budget adds up, and a refused localisation
+//! is a release with no estimate.
+use nalgebra::{DMatrix, DVector};
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+use sosdp::eval::{Adversary, CorruptedSample};
+use sosdp::learn::localise::{LocalisationPlan, localise};
+use sosdp::learn::{Learner, LocalisedMean, Privacy, PrivateCovariance, PrivateMean};
+
+/// `N(mu, I_10)`, `mu = 1e4 (1, ..., 1) / sqrt(10)`, `n = 20000`, with a fraction `eta`
+/// corrupted by `adversary`.
+fn sample(seed: u64, eta: f64, adversary: &Adversary) -> (DMatrix<f64>, DVector<f64>) {
+    let mu = vec![1e4 / 10f64.sqrt(); 10];
+    let s = CorruptedSample::identity_covariance(
+        &mut StdRng::seed_from_u64(seed),
+        20_000,
+        &mu,
+        eta,
+        adversary,
+    );
+    (s.data, DVector::from_vec(mu))
+}
+
+/// The localisation's plan for these samples at the default shares of eps = 1, beta = 0.05.
+fn plan(eta: f64) -> LocalisationPlan {
+    LocalisationPlan::new(20_000, 10, 0.1, 1e-6, eta, 0.0125, 4.0).unwrap()
+}
+
+/// Over 20 seeds each, the ball `B(c, r)` holds the mean under a 5% tight cluster at distance
+/// 5 and under 5% outliers scattered at distance 1e6 (the plan's coverage margin is positive:
+/// the miss probability is at most beta_loc = 0.0125, so 20 of 20 is expected). Non-vacuous: a
+/// 45% cluster at distance 300 (margin negative) moves the centre out of the ball in most
+/// seeds.
+#[test]
+fn the_localised_ball_holds_the_mean_under_clusters_and_outliers() {
+    let cluster = Adversary::ShiftedCluster {
+        distance: 5.0,
+        axis: 0,
+        spread: 0.1,
+    };
+    let outliers = Adversary::ScatteredOutliers { distance: 1e6 };
+    for adversary in [&cluster, &outliers] {
+        let plan = plan(0.05);
+        assert!(plan.coverage_margin > 0.0, "{plan:?}");
+        for seed in 0..20 {
+            let (data, mu) = sample(seed, 0.05, adversary);
+            let c = localise(&data, &plan, &mut StdRng::seed_from_u64(100 + seed)).expect("a ball");
+            let miss = (c - &mu).norm();
+            assert!(
+                miss <= plan.radius,
+                "{adversary:?} seed {seed}: {miss} > {}",
+                plan.radius
+            );
+        }
+    }
+    let far = Adversary::ShiftedCluster {
+        distance: 300.0,
+        axis: 0,
+        spread: 0.1,
+    };
+    let plan = plan(0.45);
+    assert!(plan.coverage_margin <= 0.0);
+    let misses = (0..5)
+        .filter(|&seed| {
+            let (data, mu) = sample(seed, 0.45, &far);
+            localise(&data, &plan, &mut StdRng::seed_from_u64(seed))
+                .is_none_or(|c| (c - &mu).norm() > plan.radius)
+        })
+        .count();
+    assert!(misses >= 3, "only {misses} of 5 missed");
+}
+
+/// Too few records for any bin to pass the threshold (100 records, d = 10), or records spread
+/// one per bin (20000 records): the fit returns a release with no estimate and its reason, the
+/// planned eps and delta, and nothing else computed from the data.
+#[test]
+fn a_refused_localisation_releases_null() {
+    let learner = LocalisedMean::new(Privacy::new(1.0).delta(1e-6).seed(4));
+    let mut rng = StdRng::seed_from_u64(1);
+    let small = DMatrix::from_fn(100, 10, |_, _| {
+        rand_distr::Distribution::<f64>::sample(&rand_distr::StandardNormal, &mut rng)
+    });
+    let spread = DMatrix::from_fn(20_000, 10, |i, j| (i * 100 + j) as f64 * 1e3);
+    for data in [small, spread] {
+        let release = learner.fit(&data).expect("a release").release;
+        assert!(release.estimate.is_none());
+        assert!(
+            release
+                .refusal
+                .as_deref()
+                .is_some_and(|r| r.contains("threshold"))
+        );
+        assert!(release.stage_releases.is_empty() && release.accuracy.is_empty());
+        assert_eq!((release.epsilon, release.delta), (1.0, 1e-6));
+        let json: serde_json::Value = serde_json::from_str(&release.to_json().unwrap()).unwrap();
+        assert!(json["estimate"].is_null(), "{json}");
+        assert_eq!(json["delta"].as_f64(), Some(1e-6));
+        assert!(
+            json["guarantee"]
+                .as_str()
+                .unwrap()
+                .starts_with("(1, 0.000001)-differential")
+        );
+    }
+}
+
+/// The plan spends exactly eps and delta: the localisation's eps and delta are d times the
+/// per-coordinate ones, its eps plus the stages' is eps, and every coordinate's exact delta is
+/// within its share.
+#[test]
+fn the_localised_plan_spends_eps_and_delta_exactly() {
+    for (eps, delta, n, d) in [
+        (1.0, 1e-6, 20_000, 10),
+        (0.5, 1e-9, 5000, 3),
+        (4.0, 1e-4, 50_000, 20),
+    ] {
+        let plan = LocalisedMean::new(Privacy::new(eps).delta(delta))
+            .plan(n, d)
+            .unwrap();
+        let loc = &plan.localisation;
+        let stages: f64 = plan.mean.stages.iter().map(|s| s.epsilon).sum();
+        assert!(
+            (loc.epsilon + stages - eps).abs() < 1e-12 * eps,
+            "{eps}: {plan:?}"
+        );
+        assert!((loc.epsilon - 0.1 * eps).abs() < 1e-12);
+        assert!((loc.epsilon_per_coordinate * d as f64 - loc.epsilon).abs() < 1e-12);
+        assert!((loc.delta_per_coordinate * d as f64 - delta).abs() < 1e-12 * delta);
+        assert_eq!(loc.delta, delta);
+        assert!(loc.delta_bound_per_coordinate <= loc.delta_per_coordinate);
+        assert_eq!(plan.mean.stages[0].radius, loc.radius);
+    }
+}
+
+/// Settings are refused before the data: the localised mean without delta, a delta outside
+/// [0, 1), and delta for the pure covariance learner; the mean with a prior stays pure.
+#[test]
+fn delta_is_validated_and_refused_where_unused() {
+    let refused = |r: Result<(), sosdp::learn::LearnError>, needle: &str| {
+        let e = r.unwrap_err().to_string();
+        assert!(e.contains(needle), "{e}");
+    };
+    refused(
+        LocalisedMean::new(Privacy::new(1.0)).validate(),
+        "needs delta > 0",
+    );
+    for bad in [1.0, -1e-6, f64::NAN] {
+        refused(
+            LocalisedMean::new(Privacy::new(1.0).delta(bad)).validate(),
+            "delta must lie",
+        );
+    }
+    refused(
+        PrivateCovariance::new(Privacy::new(1.0).delta(1e-6), 10.0).validate(),
+        "spends no delta",
+    );
+    let pure = PrivateMean::new(Privacy::new(1.0).delta(1e-6).seed(1), 5.0);
+    let data = DMatrix::from_fn(2000, 2, |i, j| ((i * 7 + j * 3) % 13) as f64 / 6.0 - 1.0);
+    assert_eq!(pure.fit(&data).unwrap().release.delta, 0.0);
+}
