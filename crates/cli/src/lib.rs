@@ -2,7 +2,8 @@
 //!
 //! - `sosdp demo`: the main job on an embedded synthetic dataset;
 //! - `sosdp score mean|spectral`: one score evaluation with its certified bracket, as JSON;
-//! - `sosdp mean`: the private, robust mean of a CSV file (MATH.md 5.1);
+//! - `sosdp mean`: the private, robust mean of a CSV file (MATH.md 5.1; without a prior
+//!   radius, with `--delta`, 5.5 (a));
 //! - `sosdp mechanism mean`: releases of one CM stage of the exponential mechanism (experts);
 //! - `sosdp bench score`: time the fast CM backend against the clarabel reference, as JSON.
 //!
@@ -39,7 +40,8 @@ enum Command {
     #[command(subcommand)]
     Score(commands::score::ScoreCommand),
     /// The private, robust mean of a CSV file, for records with identity covariance N(mu, I)
-    /// (one JSON object: the release).
+    /// (one JSON object: the release): pure with a prior --radius R, (eps, delta)-DP with
+    /// --delta D and no radius.
     Mean(commands::mean::MeanArgs),
     /// The private covariance (MATH.md 5.2, 5.3) of a CSV file.
     Covariance(commands::gaussian::CovarianceArgs),

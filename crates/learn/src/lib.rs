@@ -53,7 +53,7 @@ pub use gaussian::{
     MeanStepPlan, PrivateGaussian,
 };
 pub use learner::{Learner, Plan};
-pub use localise::{LocalisationPlan, LocaliseSettings};
+pub use localise::{Coverage, LocalisationPlan, LocaliseSettings};
 pub use mean::{
     LocalisedFit, LocalisedMean, LocalisedPlan, LocalisedRelease, MeanFit, MeanRelease,
     MeanSettings, PrivateMean, check_data,

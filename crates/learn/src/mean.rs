@@ -15,6 +15,10 @@
 //! `eps`-DP by composition. A fit returns the public [`MeanRelease`] and separate
 //! [`Diagnostics`] (anchor scores, sampler records, times) that depend on the data and are
 //! **not** covered by the guarantee ([`crate::release`]).
+//!
+//! Without a prior radius, [`LocalisedMean`] (MATH.md 5.5 (a), `delta > 0`) first releases a
+//! ball holding the mean with the `(eps_loc, delta)`-DP localisation of [`crate::localise`], then
+//! runs the pure mean above in that ball.
 use crate::LearnError;
 use crate::learner::{Learner, Plan, check_size, records_needed};
 use crate::localise::{LocalisationPlan, LocaliseSettings, localise};

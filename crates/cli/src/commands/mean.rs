@@ -22,8 +22,8 @@ pub struct MeanArgs {
     #[arg(long, value_name = "R", allow_negative_numbers = true)]
     radius: Option<f64>,
     /// delta of (eps, delta)-DP, in [0, 1) (default 0: pure DP, which needs --radius). Without
-    /// --radius, a delta > 0 lets the fit find the mean's ball privately (MATH.md 5.5 (a)): a
-    /// tenth of eps and all of delta go to stable histograms on the coordinates of a random
+    /// --radius, a delta > 0 lets the fit find the mean's ball privately (MATH.md 5.5 (a)): 15% of
+    /// eps and all of delta go to stable histograms on the coordinates of a random
     /// rotation (grid, threshold and split in the printed plan), the rest to the pure mean in
     /// that ball. When no histogram bin passes its threshold, the release has "estimate": null
     /// and a "refusal" reason. Use delta well below 1/n.
