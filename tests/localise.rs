@@ -5,7 +5,7 @@ use nalgebra::{DMatrix, DVector};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use sosdp::eval::{Adversary, CorruptedSample};
-use sosdp::learn::localise::{LocalisationPlan, localise};
+use sosdp::learn::localise::{Coverage, LocalisationPlan, localise};
 use sosdp::learn::{Learner, LocalisedMean, Privacy, PrivateCovariance, PrivateMean};
 
 /// `N(mu, I_10)`, `mu = 1e4 (1, ..., 1) / sqrt(10)`, `n = 20000`, with a fraction `eta`
@@ -22,13 +22,15 @@ fn sample(seed: u64, eta: f64, adversary: &Adversary) -> (DMatrix<f64>, DVector<
     (s.data, DVector::from_vec(mu))
 }
 
-/// The localisation's plan for these samples at the default shares of eps = 1, beta = 0.05.
+/// The localisation's plan for these samples at the default shares of eps = 1, beta = 0.05
+/// (0.15 and 0.25).
 fn plan(eta: f64) -> LocalisationPlan {
-    LocalisationPlan::new(20_000, 10, 0.1, 1e-6, eta, 0.0125, 4.0).unwrap()
+    LocalisationPlan::new(20_000, 10, 0.15, 1e-6, eta, 0.0125, 4.0).unwrap()
 }
 
-/// Over 20 seeds each, the ball `B(c, r)` holds the mean under a 5% tight cluster at distance
-/// 5 and under 5% outliers scattered at distance 1e6 (the plan's coverage margin is positive:
+/// Over 20 seeds each, the ball `B(c, r)` (`r = sqrt(10) 4`, the nearest-bins coverage) holds
+/// the mean under a 5% tight cluster at distance 5 and under 5% outliers scattered at distance
+/// 1e6 (the plan's coverage margin is positive:
 /// the miss probability is at most beta_loc = 0.0125, so 20 of 20 is expected). Non-vacuous: a
 /// 45% cluster at distance 300 (margin negative) moves the centre out of the ball in most
 /// seeds.
@@ -43,6 +45,7 @@ fn the_localised_ball_holds_the_mean_under_clusters_and_outliers() {
     for adversary in [&cluster, &outliers] {
         let plan = plan(0.05);
         assert!(plan.coverage_margin > 0.0, "{plan:?}");
+        assert_eq!(plan.coverage, Coverage::NearestBins);
         for seed in 0..20 {
             let (data, mu) = sample(seed, 0.05, adversary);
             let c = localise(&data, &plan, &mut StdRng::seed_from_u64(100 + seed)).expect("a ball");
