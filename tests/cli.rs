@@ -1610,7 +1610,10 @@ fn far_mean_rows(n: usize, d: usize) -> (String, f64) {
     let rows = (0..n)
         .map(|_| {
             let row: Vec<String> = (0..d)
-                .map(|_| format!("{:.6}", m + StandardNormal.sample(&mut rng) as f64))
+                .map(|_| {
+                    let g: f64 = StandardNormal.sample(&mut rng);
+                    format!("{:.6}", m + g)
+                })
                 .collect();
             row.join(",") + "\n"
         })
