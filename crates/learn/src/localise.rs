@@ -29,7 +29,8 @@
 //! (delta_c / 2) / (1 + e^{-a})`, and `e^a / (1 + e^{-a}) <= 2` for `a <= log(1 + sqrt 3)`
 //! (`eps_c <= 2`): the threshold `T` gives `e^a p <= delta_c`. The plan computes this exact
 //! `e^a p` ([`LocalisationPlan::delta_bound_per_coordinate`]) and refuses settings where it
-//! exceeds `delta_c` (per-coordinate eps above 2), before the data are read.
+//! exceeds `delta_c` (per-coordinate eps above 2), before the data are read, as it refuses
+//! per-coordinate eps below [`MIN_EPSILON_PER_COORDINATE`] (whose noise cannot be sampled).
 //!
 //! **Budget.** Basic composition over the `d` coordinates: `eps_c = eps_loc / d`,
 //! `delta_c = delta / d`; the localisation is `(eps_loc, delta)`-DP, and a pure `eps_rest`-DP
@@ -170,6 +171,10 @@ pub enum Coverage {
     CleanRecord,
 }
 
+/// The smallest eps per coordinate a plan accepts: below it the success probability
+/// `1 - exp(-eps_c / 2)` of the geometric draws ([`discrete_laplace`]) is lost to rounding.
+pub const MIN_EPSILON_PER_COORDINATE: f64 = 1e-9;
+
 /// `P(|g| > x)` for `g ~ N(0, 1)`.
 fn normal_two_sided_tail(x: f64) -> f64 {
     gamma_upper(0.5, 0.5 * x * x)
@@ -198,6 +203,12 @@ impl LocalisationPlan {
         let k = (threshold - 1.0).floor() + 1.0;
         let singleton_pass_probability = (k * q.ln()).exp() / (1.0 + q);
         let delta_bound_per_coordinate = a.exp() * singleton_pass_probability;
+        if !(eps_c >= MIN_EPSILON_PER_COORDINATE) {
+            return Err(LearnError::InvalidSetting(format!(
+                "the localisation's eps per coordinate, {eps_c} (eps share / d), is below \
+                 {MIN_EPSILON_PER_COORDINATE}: its geometric noise cannot be sampled in double precision"
+            )));
+        }
         if !(delta_bound_per_coordinate <= delta_c) {
             return Err(LearnError::InvalidSetting(format!(
                 "the localisation's eps per coordinate, {eps_c} (eps share / d), is above what the \
@@ -260,7 +271,8 @@ pub fn random_rotation<R: Rng + ?Sized>(d: usize, rng: &mut R) -> DMatrix<f64> {
 }
 
 /// One draw of the discrete Laplace law `P(Z = z) = (1 - q) / (1 + q) q^|z|`: the difference of
-/// two independent geometric counts of failures with success probability `1 - q`.
+/// two independent geometric counts of failures with success probability `1 - q` (rand_distr's
+/// `Geometric`: Bringmann-Friedrich 2013, exact up to the rounding of its uniform draws).
 pub fn discrete_laplace<R: Rng + ?Sized>(q: f64, rng: &mut R) -> i64 {
     let geometric = Geometric::new(1.0 - q).expect("a success probability in (0, 1]");
     let (g1, g2) = (geometric.sample(rng), geometric.sample(rng));
@@ -356,7 +368,8 @@ mod tests {
     /// The threshold `1 + 2 log(2 / delta_c) / eps_c` keeps a bin of count 1 with probability
     /// (summed from the mass function) equal to the plan's, and its exact delta
     /// `e^{eps_c / 2} p` is at most `delta_c` for per-coordinate eps up to 2; threshold 0 (or
-    /// no threshold) fails the same check by orders of magnitude.
+    /// no threshold) fails the same check by orders of magnitude. Per-coordinate eps above 2, or
+    /// too small to sample, is refused.
     #[test]
     fn the_threshold_bounds_a_singleton_bins_release_by_delta() {
         for d in [1, 10, 50] {
@@ -378,6 +391,9 @@ mod tests {
         // Above eps_c = 2 the threshold no longer covers delta_c: the plan refuses.
         let err = LocalisationPlan::new(1000, 1, 5.0, 1e-6, 0.0, 0.01, 4.0).unwrap_err();
         assert!(err.to_string().contains("eps per coordinate"), "{err}");
+        // Far below, the geometric draws would lose their success probability to rounding.
+        let err = LocalisationPlan::new(1000, 10, 1e-9, 1e-6, 0.0, 0.01, 4.0).unwrap_err();
+        assert!(err.to_string().contains("cannot be sampled"), "{err}");
     }
 
     /// The released bin's law on neighbouring histograms (one record moved to the adjacent bin,

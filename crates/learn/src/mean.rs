@@ -78,6 +78,19 @@ pub struct MeanSettings {
     pub additive_stages: bool,
 }
 
+impl MeanSettings {
+    /// Check the settings: the covariance error bound finite and `>= 0`.
+    pub fn validate(&self) -> Result<(), LearnError> {
+        if !(self.covariance_error.is_finite() && self.covariance_error >= 0.0) {
+            return Err(LearnError::InvalidSetting(format!(
+                "the covariance error bound must be finite and >= 0, got {}",
+                self.covariance_error
+            )));
+        }
+        Ok(())
+    }
+}
+
 impl Default for MeanSettings {
     fn default() -> Self {
         MeanSettings {
@@ -251,13 +264,7 @@ impl Learner for PrivateMean {
                 self.radius, self.settings.constants.max_radius
             )));
         }
-        if !(self.settings.covariance_error.is_finite() && self.settings.covariance_error >= 0.0) {
-            return Err(LearnError::InvalidSetting(format!(
-                "the covariance error bound must be finite and >= 0, got {}",
-                self.settings.covariance_error
-            )));
-        }
-        Ok(())
+        self.settings.validate()
     }
 
     fn plan(&self, n: usize, d: usize) -> Result<Schedule, LearnError> {
@@ -444,7 +451,9 @@ impl LocalisedMean {
     }
 
     /// The plan for validated settings, or `None` when the pure mean has no stage that
-    /// improves on the localisation's radius.
+    /// improves on the localisation's radius; refused when that radius is above the largest the
+    /// stages resolve (`d` in the hundreds of thousands), so that the fit cannot fail after the
+    /// data are read.
     fn planned(&self, n: usize, d: usize) -> Result<Option<LocalisedPlan>, LearnError> {
         let p = &self.privacy;
         let localisation = LocalisationPlan::new(
@@ -456,8 +465,9 @@ impl LocalisedMean {
             self.localise.beta_share * p.beta,
             self.localise.bin_width,
         )?;
-        Ok(self
-            .pure_mean(localisation.radius)
+        let pure = self.pure_mean(localisation.radius);
+        pure.validate()?;
+        Ok(pure
             .planned(n, d)
             .map(|mean| LocalisedPlan { localisation, mean }))
     }
@@ -548,8 +558,7 @@ impl Learner for LocalisedMean {
             ));
         }
         self.localise.validate()?;
-        // The pure mean's own settings (the radius is the plan's, checked there).
-        self.pure_mean(1.0).validate()
+        self.settings.validate()
     }
 
     fn plan(&self, n: usize, d: usize) -> Result<LocalisedPlan, LearnError> {
