@@ -22,8 +22,8 @@
 //! counts are `eps_c`-indistinguishable (`Z` has log-density slope `eps_c / 2`). A bin occupied
 //! in only one dataset has count 1 there, and is kept with probability `p`; splitting any output
 //! event on whether it contains such a bin gives, in the worst case (`A` in `C`, `B` occupied in
-//! the neighbour only, one count on `C` changed), `P[M(x) in S] <= e^{eps_c / 2} P[M(x') in S]
-//! + e^{eps_c / 2} p`. So the histogram, and its argmax (post-processing), is
+//! the neighbour only, one count on `C` changed),
+//! `P[M(x) in S] <= e^{eps_c / 2} P[M(x') in S] + e^{eps_c / 2} p`. So the histogram, and its argmax (post-processing), is
 //! `(eps_c, delta_c)`-DP when `e^{eps_c / 2} p <= delta_c`. With `a = eps_c / 2` and `k` the
 //! least integer above `T - 1 = log(2 / delta_c) / a`, `p = P(Z >= k) = q^k / (1 + q) <
 //! (delta_c / 2) / (1 + e^{-a})`, and `e^a / (1 + e^{-a}) <= 2` for `a <= log(1 + sqrt 3)`
@@ -424,7 +424,8 @@ mod tests {
                 .sum::<f64>()
         };
         let slack = 4.0 * (delta_c / trials as f64).sqrt();
-        let pairs: [(&[(i64, u64)], &[(i64, u64)]); 3] = [
+        type Counts<'a> = &'a [(i64, u64)];
+        let pairs: [(Counts, Counts); 3] = [
             (&[(0, 12), (1, 9)], &[(0, 11), (1, 10)]),
             (&[(0, 12), (1, 9)], &[(0, 11), (1, 9), (40, 1)]),
             (&[(0, 1)], &[(40, 1)]),
