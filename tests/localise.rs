@@ -165,3 +165,33 @@ fn delta_is_validated_and_refused_where_unused() {
     let data = DMatrix::from_fn(2000, 2, |i, j| ((i * 7 + j * 3) % 13) as f64 / 6.0 - 1.0);
     assert_eq!(pure.fit(&data).unwrap().release.delta, 0.0);
 }
+
+/// No finite input makes the localised fit fail after the data are read (MATH.md 7): records
+/// at the largest doubles, all records identical, and a single far record each end in a
+/// release (here with an estimate, finite).
+#[test]
+fn extreme_records_end_in_a_release() {
+    let learner = LocalisedMean::new(Privacy::new(1.0).delta(1e-6).seed(2));
+    let mut rng = StdRng::seed_from_u64(3);
+    let gaussian = |rng: &mut StdRng| {
+        DMatrix::from_fn(5000, 2, |_, _| {
+            rand_distr::Distribution::<f64>::sample(&rand_distr::StandardNormal, rng)
+        })
+    };
+    let mut extreme = gaussian(&mut rng);
+    for (i, v) in [f64::MAX, -f64::MAX, 1e300, -1e300, f64::MIN_POSITIVE]
+        .iter()
+        .enumerate()
+    {
+        extreme[(i, 0)] = *v;
+        extreme[(i, 1)] = -*v;
+    }
+    let identical = DMatrix::from_fn(5000, 2, |_, j| if j == 0 { 1e6 } else { -1e6 });
+    let mut far = gaussian(&mut rng);
+    far[(0, 0)] = 1e200;
+    for data in [extreme, identical, far] {
+        let release = learner.fit(&data).expect("a release").release;
+        let estimate = release.estimate.expect("an estimate");
+        assert!(estimate.iter().all(|v| v.is_finite()), "{estimate}");
+    }
+}

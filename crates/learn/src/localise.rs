@@ -4,8 +4,9 @@
 //!
 //! **Mechanism.** Draw a uniformly random rotation `Q` (Haar, from the fit's randomness: public,
 //! data-independent) and rotate every record, `y_i = Q x_i`. For each rotated coordinate `j`,
-//! a *stable histogram* (Karwa-Vadhan 2018; Vadhan 2017, Theorem 3.5) on the data-independent
-//! grid of bins `[k w, (k + 1) w)`, `k` an integer, `w` public:
+//! a *stable histogram* (Karwa-Vadhan 2018; the stability-based histogram of Vadhan 2017, "The
+//! Complexity of Differential Privacy") on the data-independent grid of bins `[k w, (k + 1) w)`,
+//! `k` an integer, `w` public:
 //! 1. count the records of every occupied bin (integer counts; empty bins are never touched);
 //! 2. add to every occupied bin's count independent discrete Laplace noise `Z`,
 //!    `P(Z = z) = (1 - q) / (1 + q) q^|z|`, `q = exp(-eps_c / 2)` (scale `2 / eps_c`);
