@@ -30,7 +30,7 @@ pub fn approximate_guarantee(epsilon: f64, delta: f64, localisation_epsilon: f64
 /// The guarantee line of every pure release for a total `epsilon` (MATH.md 4.7).
 pub fn guarantee(epsilon: f64) -> String {
     format!(
-        "pure {epsilon}-differential privacy (delta = 0) of the exact mechanisms, with respect to replacing one record          (exponential mechanisms with certified scores; additive stages with exactly sampled norm noise, snapped to a          power-of-two grid, relative excess below 1e-6); the release is drawn by an approximate sampler: finite Markov          chains from public starts (each stage's centre) with the public chain rule of the plan, exact membership          decisions except ties within 1e-10 n points of a level (counted inside); its mixing is tested empirically,          not proved, see docs/limitations.md"
+        "pure {epsilon}-differential privacy (delta = 0) of the exact mechanisms, with respect to replacing one record (exponential mechanisms with certified scores; additive stages with exactly sampled norm noise, snapped to a power-of-two grid, relative excess below 1e-6); the release is drawn by an approximate sampler: finite Markov chains from public starts (each stage's centre) with the public chain rule of the plan, exact membership decisions except ties within 1e-10 n points of a level (counted inside); its mixing is tested empirically, not proved, see docs/limitations.md"
     )
 }
 
