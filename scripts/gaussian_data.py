@@ -1,9 +1,10 @@
 """Synthetic Gaussian data for the covariance/Gaussian runs of docs/learners.md.
 
-    python3 scripts/gaussian_data.py OUT N D COND SEED [none|far|cluster ETA]
+    python3 scripts/gaussian_data.py OUT N D COND SEED [none|far|cluster ETA] [--scale S] [--mean-norm M]
 
-Writes OUT.csv (N records of N(mu, Sigma), |mu| = 5 with equal coordinates,
-Sigma = Q diag(geomspace(1, COND, D)) Q^T with Q a random rotation from numpy's
+Writes OUT.csv (N records of N(mu, Sigma), |mu| = M (default 5) with equal coordinates,
+Sigma = Q diag(geomspace(S / COND, S, D)) Q^T (S default COND: eigenvalues 1 to COND) with Q
+a random rotation from numpy's
 default_rng(1000 + SEED)) and OUT.truth.json (mu, Sigma, the empirical mean and covariance).
 A fraction ETA of the records (chosen at random) is replaced by: far, points 15 standard
 deviations out along the thinnest direction (+ N(0, 0.01 I) jitter); cluster, a tight cluster
@@ -14,14 +15,23 @@ import sys
 
 import numpy as np
 
+argv = sys.argv[1:]
+options = {"--scale": None, "--mean-norm": 5.0}
+for flag in options:
+    if flag in argv:
+        i = argv.index(flag)
+        options[flag] = float(argv[i + 1])
+        del argv[i : i + 2]
+sys.argv = sys.argv[:1] + argv
 out, n, d, cond, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5])
 adversary = sys.argv[6] if len(sys.argv) > 6 else "none"
 eta = float(sys.argv[7]) if len(sys.argv) > 7 else 0.0
 rng = np.random.default_rng(1000 + seed)
 q, _ = np.linalg.qr(rng.standard_normal((d, d)))
-ev = np.geomspace(1, cond, d)
+scale = cond if options["--scale"] is None else options["--scale"]
+ev = np.geomspace(scale / cond, scale, d)
 sigma = q @ np.diag(ev) @ q.T
-mu = np.full(d, 5 / np.sqrt(d))
+mu = np.full(d, options["--mean-norm"] / np.sqrt(d))
 x = mu + rng.standard_normal((n, d)) @ np.diag(np.sqrt(ev)) @ q.T
 k = int(round(eta * n))
 idx = rng.choice(n, k, replace=False)

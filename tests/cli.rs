@@ -1708,3 +1708,53 @@ fn mean_refused_by_the_localisation_prints_a_null_release() {
     assert_eq!(v["delta"].as_f64(), Some(1e-6));
     assert_eq!(v["stage_releases"], serde_json::json!([]));
 }
+
+/// `sosdp gaussian --delta --kappa` without `--radius` localises the mean (MATH 5.5 (a)): on
+/// 8000 records of `N(mu, I_2)` with `|mu| = 1e4`, the release says delta, prints the
+/// localisation's plan (bins `4 sqrt(K)` wide) and estimates the mean within 0.2 and the
+/// covariance's diagonal within 0.3. Before the data are read, the command asks for a radius
+/// (no delta) or for `--kappa` (delta without it).
+#[test]
+fn gaussian_without_a_radius_localises_with_delta_and_kappa() {
+    let dir = TempDir::new("gaussian-delta");
+    let (rows, m) = far_mean_rows(8000, 2);
+    let data = dir.file("x.csv", &rows);
+    let v = json(&sosdp(&[
+        "gaussian",
+        "--input",
+        &data,
+        "--epsilon",
+        "2",
+        "--delta",
+        "1e-6",
+        "--kappa",
+        "4",
+        "--seed",
+        "1",
+    ]));
+    let estimate = &v["estimate"];
+    let error = (0..2)
+        .map(|j| (estimate["mean"][j].as_f64().unwrap() - m).powi(2))
+        .sum::<f64>()
+        .sqrt();
+    assert!(error <= 0.2, "mean error {error}: {v}");
+    for j in 0..2 {
+        let variance = estimate["covariance"][j][j].as_f64().unwrap();
+        assert!((variance - 1.0).abs() <= 0.3, "variance {variance}: {v}");
+    }
+    assert_eq!(v["delta"].as_f64(), Some(1e-6));
+    assert_eq!(v["plan"]["localisation"]["bin_width"].as_f64(), Some(8.0));
+    assert_eq!(v["stage_releases"][0]["step"], "localisation centre");
+    let no_input = [
+        "gaussian",
+        "--input",
+        "/nonexistent/x.csv",
+        "--epsilon",
+        "2",
+    ];
+    assert_rejected(&sosdp(&no_input), "needs a prior --radius R");
+    assert_rejected(
+        &sosdp(&[&no_input[..], &["--delta", "1e-6"]].concat()),
+        "needs --kappa K",
+    );
+}

@@ -567,7 +567,7 @@ impl PrivateCovariance {
             format!("I ⪯ Sigma ⪯ K I with K = {} (the prior)", self.kappa),
         ];
         if let Some(radius) = self.mean_prior {
-            assumptions.push(format!("|mu| <= R = {radius} (the prior)"));
+            assumptions.push(Privacy::mean_prior_assumption(radius));
         }
         assumptions.push(self.privacy.corruption_assumption());
         assumptions

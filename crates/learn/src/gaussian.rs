@@ -11,6 +11,7 @@
 //! (already private), which is adaptive composition, so the fit is eps-DP.
 use crate::covariance::{CovariancePlan, CovarianceSettings, PrivateCovariance};
 use crate::learner::{Learner, Plan, check_size};
+use crate::localise::{LocalisationPlan, LocaliseSettings, fit_localised};
 use crate::mean::PrivateMean;
 use crate::privacy::Privacy;
 use crate::projection::{clean_radius, project_rows};
@@ -238,7 +239,7 @@ impl PrivateGaussian {
         let covariance = learner.accuracy_bound(&plan.covariance, n, d);
         let mut assumptions = learner.assumptions();
         if plan.mean.is_some() {
-            assumptions.insert(1, format!("|mu| <= R = {} (the prior)", self.radius));
+            assumptions.insert(1, Privacy::mean_prior_assumption(self.radius));
         }
         let mean = match &plan.mean {
             None => {
@@ -412,6 +413,185 @@ impl Learner for PrivateGaussian {
             release,
             diagnostics,
         })
+    }
+}
+
+/// The Gaussian learner without a prior radius (MATH.md 5.5 (a)):
+/// `LocalisedGaussian::new(Privacy::new(eps).delta(delta).corruption(eta0), kappa)` for records
+/// from `N(mu, Sigma)` with the prior `I ⪯ Sigma ⪯ kappa I`, `delta > 0`, and no bound on `mu`.
+/// An `(eps_loc, delta)`-DP localisation ([`crate::localise`], with bins of width
+/// `w sqrt(kappa)`: every direction's standard deviation is at most `sqrt(kappa)`) releases a
+/// ball `B(c, r)` holding `mu`; the pure [`PrivateGaussian`] then runs with `eps - eps_loc` on
+/// the records shifted by `-c`, with the prior `|mu - c| <= r`, and its mean is shifted back by
+/// `+c` (its covariance is that of the shifted records). The fit is `(eps, delta)`-DP by
+/// composition.
+///
+/// The condition number is not localised: `kappa` stays a prior (the scale and condition of
+/// HKMN23 Theorem 1.4 are not built). When the localisation keeps no bin in some coordinate,
+/// the release has estimate `None` (`null`) and the reason in `refusal`.
+#[derive(Clone, Debug)]
+pub struct LocalisedGaussian {
+    privacy: Privacy,
+    kappa: f64,
+    localise: LocaliseSettings,
+    settings: GaussianSettings,
+}
+
+/// The public plan of a [`LocalisedGaussian`]: the localisation's, then the pure Gaussian's on
+/// the records shifted by `-c` (prior radius `localisation.radius`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LocalisedGaussianPlan {
+    /// The localisation: grid (in units of `sqrt(kappa)`), noise, threshold, eps/delta split,
+    /// radius.
+    pub localisation: LocalisationPlan,
+    /// The pure Gaussian's plan (eps `eps - eps_loc`, beta `(1 - beta_share) beta`).
+    pub gaussian: GaussianPlan,
+}
+
+impl Plan for LocalisedGaussianPlan {
+    fn steps(&self) -> usize {
+        self.gaussian.steps()
+    }
+}
+
+/// The fit of the localised Gaussian: the public release and non-private diagnostics.
+pub type LocalisedGaussianFit = Fit<Option<GaussianEstimate>, LocalisedGaussianPlan>;
+
+/// The public release of the localised Gaussian: the estimate (or `null` and the refusal), eps,
+/// delta, the plan, the stage releases (the localisation's centre first, then the pure fit's on
+/// the shifted records), the accuracy bounds and the guarantee.
+pub type LocalisedGaussianRelease = Release<Option<GaussianEstimate>, LocalisedGaussianPlan>;
+
+impl LocalisedGaussian {
+    /// The localised Gaussian with the shared settings `privacy` (`delta > 0` needed), the prior
+    /// `I ⪯ Sigma ⪯ kappa I`, and the default [`LocaliseSettings`] and [`GaussianSettings`].
+    pub fn new(privacy: Privacy, kappa: f64) -> Self {
+        LocalisedGaussian {
+            privacy,
+            kappa,
+            localise: LocaliseSettings::default(),
+            settings: GaussianSettings::default(),
+        }
+    }
+
+    /// The localisation's settings (default [`LocaliseSettings::default`]).
+    pub fn localise_settings(mut self, settings: LocaliseSettings) -> Self {
+        self.localise = settings;
+        self
+    }
+
+    /// The pure Gaussian's settings (default [`GaussianSettings::default`]).
+    pub fn settings(mut self, settings: GaussianSettings) -> Self {
+        self.settings = settings;
+        self
+    }
+
+    /// The pure Gaussian after the localisation, with the prior radius `radius` around `c`
+    /// ([`LocaliseSettings::pure_privacy`]).
+    fn pure_gaussian(&self, radius: f64) -> PrivateGaussian {
+        PrivateGaussian::new(
+            self.localise.pure_privacy(&self.privacy),
+            radius,
+            self.kappa,
+        )
+        .settings(self.settings.clone())
+    }
+
+    /// The plan for validated settings: the localisation's with the scale `sqrt(kappa)`, then
+    /// the pure Gaussian's with its radius (refused, before the data, when that radius or the
+    /// size is out of the pure Gaussian's range).
+    fn localised_plan(&self, n: usize, d: usize) -> Result<LocalisedGaussianPlan, LearnError> {
+        let localisation = self.localise.plan(&self.privacy, n, d, self.kappa.sqrt())?;
+        let gaussian = self.pure_gaussian(localisation.radius).plan(n, d)?;
+        Ok(LocalisedGaussianPlan {
+            localisation,
+            gaussian,
+        })
+    }
+
+    /// The accuracy bounds of `plan`: the pure Gaussian's, with the localisation's ball as the
+    /// prior on the mean, holding with probability `1 - beta`; `null` when the localisation's
+    /// coverage margin is not positive ([`LocalisationPlan::qualify`]).
+    pub fn accuracy_bounds(
+        &self,
+        plan: &LocalisedGaussianPlan,
+        n: usize,
+        d: usize,
+    ) -> Vec<AccuracyBound> {
+        let loc = &plan.localisation;
+        self.pure_gaussian(loc.radius)
+            .accuracy_bounds(&plan.gaussian, n, d)
+            .into_iter()
+            .map(|bound| loc.qualify(bound, &self.privacy))
+            .collect()
+    }
+}
+
+impl Learner for LocalisedGaussian {
+    type Estimate = Option<GaussianEstimate>;
+    type Plan = LocalisedGaussianPlan;
+
+    fn privacy(&self) -> Privacy {
+        self.privacy
+    }
+
+    fn with_privacy(self, privacy: Privacy) -> Self {
+        LocalisedGaussian { privacy, ..self }
+    }
+
+    fn validate(&self) -> Result<(), LearnError> {
+        self.privacy.validate()?;
+        LocaliseSettings::require_delta(&self.privacy, "the Gaussian")?;
+        self.localise.validate()?;
+        // The pure Gaussian's own checks (kappa, shares), with a placeholder radius: the
+        // plan checks the localisation's.
+        self.pure_gaussian(1.0).validate()
+    }
+
+    fn plan(&self, n: usize, d: usize) -> Result<LocalisedGaussianPlan, LearnError> {
+        self.validate()?;
+        check_size(n, d)?;
+        self.localised_plan(n, d)
+    }
+
+    /// Progress steps: the pure Gaussian's (the localisation is one pass over the data).
+    fn fit_with_progress(
+        &self,
+        data: &DMatrix<f64>,
+        progress: &mut dyn FnMut(usize, Progress) -> ControlFlow<()>,
+    ) -> Result<LocalisedGaussianFit, LearnError> {
+        let (n, d) = data.shape();
+        self.validate()?;
+        check_data(data)?;
+        let plan = self.localised_plan(n, d)?;
+        fit_localised(
+            data,
+            &self.privacy,
+            plan,
+            |plan| &plan.localisation,
+            |plan, data, centre| {
+                // Finite records stay finite: |c| <= sqrt(d) w sqrt(kappa) 2^63 (the bins'
+                // indices saturate), far below the range of doubles.
+                let mut shifted = data.clone();
+                for mut row in shifted.row_iter_mut() {
+                    row -= centre.transpose();
+                }
+                let fit = self
+                    .pure_gaussian(plan.localisation.radius)
+                    .fit_with_progress(&shifted, progress)?;
+                let estimate = GaussianEstimate {
+                    mean: fit.release.estimate.mean + centre,
+                    covariance: fit.release.estimate.covariance,
+                };
+                let accuracy = self.accuracy_bounds(plan, n, d);
+                Ok((
+                    estimate,
+                    fit.release.stage_releases,
+                    accuracy,
+                    fit.diagnostics,
+                ))
+            },
+        )
     }
 }
 

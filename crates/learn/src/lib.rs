@@ -8,14 +8,16 @@
 //! - [`learner`]: the [`Learner`] and [`Plan`] traits;
 //! - [`mean`]: the private mean with identity covariance (5.1), and without a prior radius
 //!   (5.5 (a), `delta > 0`);
-//! - [`localise`]: the `(eps, delta)`-DP localisation of the mean without a prior (5.5 (a));
+//! - [`localise`]: the `(eps, delta)`-DP localisation of the mean without a prior (5.5 (a)), and
+//!   the fit of a learner after it;
 //! - [`covariance`]: the private covariance: pairing, preconditioner and Frobenius refinement
 //!   (5.2, 5.3);
 //! - [`preconditioner`]: the staged additive preconditioner (5.2), with
 //!   [`frobenius_noise`], its noise law and operator-norm quantiles, and [`special`], the
 //!   chi-square and incomplete-gamma functions its plan needs;
 //! - [`io`]: the CSV reader of data files (one record per line);
-//! - [`gaussian`]: learning a Gaussian in total variation (5.4);
+//! - [`gaussian`]: learning a Gaussian in total variation (5.4), and without a prior radius
+//!   (5.5 (a), `delta > 0`);
 //! - [`stage`]: one CM stage, shared by the mean and the refinement;
 //! - [`symmetric`]: powers of positive definite matrices and the `svec` form of releases;
 //! - [`schedule`]: its data-independent stage plan;
@@ -50,6 +52,7 @@ pub use covariance::{
 pub use error::LearnError;
 pub use gaussian::{
     Centring, GaussianEstimate, GaussianFit, GaussianPlan, GaussianRelease, GaussianSettings,
+    LocalisedGaussian, LocalisedGaussianFit, LocalisedGaussianPlan, LocalisedGaussianRelease,
     MeanStepPlan, PrivateGaussian,
 };
 pub use learner::{Learner, Plan};

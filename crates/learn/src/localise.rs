@@ -1,6 +1,7 @@
 //! Localisation without a prior (MATH.md 5.5 (a)): an `(eps_loc, delta)`-DP step that finds a
-//! ball `B(c, r)` holding the mean of records from `N(mu, I)`, so that the pure learner can run
-//! with the prior `|mu - c| <= r` instead of a user's `|mu| <= R`.
+//! ball `B(c, r)` holding the mean of records from `N(mu, I)` (or `N(mu, Sigma)` with
+//! `Sigma ⪯ s^2 I`, below), so that the pure learner can run with the prior `|mu - c| <= r`
+//! instead of a user's `|mu| <= R`.
 //!
 //! **Mechanism.** Draw a uniformly random rotation `Q` (Haar, from the fit's randomness: public,
 //! data-independent) and rotate every record, `y_i = Q x_i`. For each rotated coordinate `j`,
@@ -61,13 +62,22 @@
 //!   `eta0 n` records, so it holds a clean draw: `|b_j - m_j| <= w / 2 + t` and
 //!   `r = sqrt(d) (w / 2 + t)`.
 //!
-//! Either way `|c - mu| = |b - m| <= r` (the rotation is an isometry). The chosen argument's
+//! Either way `|c - mu| = |b - m| <= r` (the rotation is an isometry).
+//!
+//! **Scale.** For records from `N(mu, Sigma)` with `Sigma ⪯ s^2 I` (the Gaussian learner's
+//! prior `Sigma ⪯ K I`, `s = sqrt(K)`), the plan takes bins of width `w s` and every length
+//! above in units of `s`: `y_ij - m_j` has standard deviation `sigma_j <= s`, so its tails beyond
+//! `t s`, the mass `Phi(w s / sigma_j) - 1/2 >= p_0` of the bin holding `m_j` and the mass
+//! `1 - Phi(w s / (2 sigma_j)) <= 1 - Phi(w / 2)` beyond `w s / 2` all satisfy the bounds used
+//! above, which hold verbatim (the histogram's privacy does not depend on the scale). The chosen argument's
 //! smaller margin (with the threshold's), as a fraction of `n`, is
 //! [`LocalisationPlan::coverage_margin`]: when it is not positive the plan cannot guarantee the
 //! ball (the accuracy bound is then `null`). The corruption must stay below about `p_0 / 2`
 //! (0.25 for `w = 4`), since a cluster of `eta0 n` records in a far bin can otherwise outweigh
 //! the clean bin.
 use crate::LearnError;
+use crate::privacy::{Privacy, seeded_rng};
+use crate::release::{AccuracyBound, Diagnostics, Fit, Release, StageRelease};
 use crate::special::{gamma_upper, upper_quantile};
 use nalgebra::{DMatrix, DVector};
 use rand::Rng;
@@ -123,6 +133,56 @@ impl LocaliseSettings {
     }
 }
 
+impl LocaliseSettings {
+    /// Refuse `privacy` without `delta > 0` for `learner` (a localisation is `(eps, delta)`-DP).
+    pub(crate) fn require_delta(privacy: &Privacy, learner: &str) -> Result<(), LearnError> {
+        if privacy.delta > 0.0 {
+            return Ok(());
+        }
+        Err(LearnError::InvalidSetting(format!(
+            "{learner} without a prior radius needs delta > 0 (its localisation is (eps, delta)-DP, MATH.md 5.5 (a)): give delta > 0, or a prior radius R for the pure learner"
+        )))
+    }
+
+    /// `eps_loc = epsilon_share * eps`, the localisation's eps.
+    pub(crate) fn epsilon(&self, privacy: &Privacy) -> f64 {
+        self.epsilon_share * privacy.epsilon
+    }
+
+    /// The pure learner's shared settings after the localisation: eps `eps - eps_loc`, no
+    /// delta, beta `(1 - beta_share) beta`, the seed plus one.
+    pub(crate) fn pure_privacy(&self, privacy: &Privacy) -> Privacy {
+        Privacy {
+            epsilon: privacy.epsilon - self.epsilon(privacy),
+            delta: 0.0,
+            beta: (1.0 - self.beta_share) * privacy.beta,
+            seed: privacy.seed.map(|s| s.wrapping_add(1)),
+            ..*privacy
+        }
+    }
+
+    /// The localisation's plan for `n` records in `R^d` whose standard deviation in every
+    /// direction is at most `scale`.
+    pub(crate) fn plan(
+        &self,
+        privacy: &Privacy,
+        n: usize,
+        d: usize,
+        scale: f64,
+    ) -> Result<LocalisationPlan, LearnError> {
+        LocalisationPlan::new(
+            n,
+            d,
+            self.epsilon(privacy),
+            privacy.delta,
+            privacy.corruption,
+            self.beta_share * privacy.beta,
+            self.bin_width,
+            scale,
+        )
+    }
+}
+
 /// The localisation's public plan: every number of it is computed from `(n, d, eps_loc, delta,
 /// eta0, beta_loc, w)` before the data are read.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -135,7 +195,12 @@ pub struct LocalisationPlan {
     pub epsilon_per_coordinate: f64,
     /// `delta_c = delta / d` of each rotated coordinate (basic composition).
     pub delta_per_coordinate: f64,
-    /// The bins' width `w`.
+    /// The bound `s` on the records' standard deviation in every direction that the plan
+    /// assumes (`sqrt(K)` under `Sigma ⪯ K I`; 1 for the mean's identity covariance): the bins'
+    /// width, the tail radius and the ball's radius below are in the records' units, `s` times
+    /// their values in units of `s`.
+    pub scale: f64,
+    /// The bins' width `w s`.
     pub bin_width: f64,
     /// The discrete Laplace noise's scale `2 / eps_c` (`q = exp(-eps_c / 2)`).
     pub noise_scale: f64,
@@ -147,7 +212,7 @@ pub struct LocalisationPlan {
     pub delta_bound_per_coordinate: f64,
     /// `beta_loc`: the probability that the ball misses the mean under the assumptions.
     pub beta: f64,
-    /// `t`: every clean draw is within `t` of the mean in every rotated coordinate.
+    /// `t s`: every clean draw is within it of the mean in every rotated coordinate.
     pub tail_radius: f64,
     /// `t_z`: every occupied bin's noise is below it in absolute value.
     pub noise_bound: f64,
@@ -157,8 +222,8 @@ pub struct LocalisationPlan {
     /// The coverage's smallest margin as a fraction of `n` (module docs): the ball is
     /// guaranteed to hold the mean (with probability `1 - beta_loc`) when it is positive.
     pub coverage_margin: f64,
-    /// The radius `r` of the released ball `B(c, r)` that holds the mean: `sqrt(d) w` or
-    /// `sqrt(d) (w / 2 + t)`, as the coverage argument gives.
+    /// The radius `r` of the released ball `B(c, r)` that holds the mean: `sqrt(d) w s` or
+    /// `sqrt(d) (w / 2 + t) s`, as the coverage argument gives.
     pub radius: f64,
 }
 
@@ -183,8 +248,10 @@ fn normal_two_sided_tail(x: f64) -> f64 {
 
 impl LocalisationPlan {
     /// The plan for `n` records in `R^d` with `eps_loc`, `delta > 0`, corruption `eta0` and
-    /// `beta_loc`; refused when a coordinate's exact delta would exceed `delta_c` (only for
-    /// `eps_c` above about 2).
+    /// `beta_loc`, bins of width `w = bin_width` in units of `scale` (the bound `s` on the
+    /// records' standard deviation in every direction); refused when a coordinate's exact delta
+    /// would exceed `delta_c` (only for `eps_c` above about 2).
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         n: usize,
         d: usize,
@@ -193,6 +260,7 @@ impl LocalisationPlan {
         eta0: f64,
         beta: f64,
         bin_width: f64,
+        scale: f64,
     ) -> Result<Self, LearnError> {
         let (nf, df) = (n as f64, d as f64);
         let eps_c = epsilon / df;
@@ -236,18 +304,54 @@ impl LocalisationPlan {
             delta,
             epsilon_per_coordinate: eps_c,
             delta_per_coordinate: delta_c,
-            bin_width,
+            scale,
+            bin_width: bin_width * scale,
             noise_scale: 1.0 / a,
             threshold,
             singleton_pass_probability,
             delta_bound_per_coordinate,
             beta,
-            tail_radius,
+            tail_radius: tail_radius * scale,
             noise_bound,
             coverage,
             coverage_margin,
-            radius: df.sqrt() * per_coordinate,
+            radius: df.sqrt() * per_coordinate * scale,
         })
+    }
+
+    /// The prior `|mu - c| <= r` the localised learner's accuracy bounds assume.
+    fn prior(&self) -> String {
+        format!(
+            "|mu - c| <= r = {} for the localisation's centre c (probability 1 - {}: its coverage margin {} > 0 needs the corruption below about half the clean bin's mass)",
+            self.radius, self.beta, self.coverage_margin
+        )
+    }
+
+    /// A pure learner's accuracy bound, planned with the prior radius `r` around `c`, as the
+    /// localised fit's: the prior `|mu| <= r` ([`Privacy::mean_prior_assumption`]) replaced by
+    /// the localisation's ball, the probability `1 - beta` of the whole fit (the localisation's
+    /// `beta_loc` and the pure learner's rest), and `null` when the coverage margin is not
+    /// positive.
+    pub(crate) fn qualify(&self, bound: AccuracyBound, privacy: &Privacy) -> AccuracyBound {
+        let pure_prior = Privacy::mean_prior_assumption(self.radius);
+        let assumptions = bound
+            .assumptions
+            .into_iter()
+            .map(|a| if a == pure_prior { self.prior() } else { a })
+            .collect();
+        let unavailable = (self.coverage_margin <= 0.0).then(|| {
+            format!(
+                "the localisation cannot guarantee that its ball holds the mean: its coverage margin is {} (not positive) with n records, corruption {} and eps_loc {}",
+                self.coverage_margin, privacy.corruption, self.epsilon
+            )
+        });
+        AccuracyBound {
+            bound: bound.bound.filter(|_| unavailable.is_none()),
+            probability: 1.0 - privacy.beta,
+            assumptions,
+            unavailable: unavailable.or(bound.unavailable),
+            ..bound
+        }
     }
 
     /// `q = exp(-eps_c / 2)`, the discrete Laplace noise's ratio.
@@ -344,6 +448,72 @@ pub fn localise<R: Rng + ?Sized>(
     Some(rotation.transpose() * centres)
 }
 
+/// What a localised learner's pure part returns on the records shifted by `-c`, given `c`: the
+/// estimate in the records' frame, the stage releases, the accuracy bounds and the diagnostics.
+pub(crate) type PureFit<E> = (E, Vec<StageRelease>, Vec<AccuracyBound>, Diagnostics);
+
+/// The fit of a localised learner (MATH.md 5.5 (a)) with the public `plan` (whose localisation
+/// is `localisation`): the localisation with the fit's seeded randomness, then `pure` on the
+/// data given the released centre `c` (its seed is the fit's plus one:
+/// [`LocaliseSettings::pure_privacy`]). The release's stage releases are `c`, then the pure
+/// part's. When some coordinate keeps no bin, the release has no estimate, the reason in
+/// `refusal` and nothing else computed from the data.
+pub(crate) fn fit_localised<E, P>(
+    data: &DMatrix<f64>,
+    privacy: &Privacy,
+    plan: P,
+    localisation: impl Fn(&P) -> &LocalisationPlan,
+    pure: impl FnOnce(&P, &DMatrix<f64>, &DVector<f64>) -> Result<PureFit<E>, LearnError>,
+) -> Result<Fit<Option<E>, P>, LearnError> {
+    let mut rng = seeded_rng(privacy.seed)?;
+    let clock = std::time::Instant::now();
+    let loc = localisation(&plan);
+    let epsilon = loc.epsilon;
+    let Some(centre) = localise(data, loc, &mut rng) else {
+        let reason = format!(
+            "no estimate: in some rotated coordinate no histogram bin (width {}) kept a noisy count above the threshold {} (too few records concentrated in one bin)",
+            loc.bin_width, loc.threshold
+        );
+        let diagnostics = Diagnostics {
+            elapsed_s: clock.elapsed().as_secs_f64(),
+            ..Diagnostics::default()
+        };
+        let release = Release::localised(
+            None,
+            privacy,
+            epsilon,
+            plan,
+            Vec::new(),
+            Vec::new(),
+            Some(reason),
+        );
+        return Ok(Fit {
+            release,
+            diagnostics,
+        });
+    };
+    let (estimate, releases, accuracy, mut diagnostics) = pure(&plan, data, &centre)?;
+    let mut stage_releases = vec![StageRelease {
+        step: "localisation centre".into(),
+        release: centre.as_slice().to_vec(),
+    }];
+    stage_releases.extend(releases);
+    diagnostics.elapsed_s = clock.elapsed().as_secs_f64();
+    let release = Release::localised(
+        Some(estimate),
+        privacy,
+        epsilon,
+        plan,
+        stage_releases,
+        accuracy,
+        None,
+    );
+    Ok(Fit {
+        release,
+        diagnostics,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -376,7 +546,7 @@ mod tests {
         for d in [1, 10, 50] {
             for eps_loc in [0.01, 0.1, 1.0, 2.0 * d as f64] {
                 for delta in [1e-3, 1e-6, 1e-9] {
-                    let plan = LocalisationPlan::new(1000, d, eps_loc, delta, 0.0, 0.01, 4.0)
+                    let plan = LocalisationPlan::new(1000, d, eps_loc, delta, 0.0, 0.01, 4.0, 1.0)
                         .expect("eps_c <= 2");
                     let exact = exact_delta(plan.epsilon_per_coordinate, plan.threshold);
                     assert!(
@@ -390,10 +560,10 @@ mod tests {
             }
         }
         // Above eps_c = 2 the threshold no longer covers delta_c: the plan refuses.
-        let err = LocalisationPlan::new(1000, 1, 5.0, 1e-6, 0.0, 0.01, 4.0).unwrap_err();
+        let err = LocalisationPlan::new(1000, 1, 5.0, 1e-6, 0.0, 0.01, 4.0, 1.0).unwrap_err();
         assert!(err.to_string().contains("eps per coordinate"), "{err}");
         // Far below, the geometric draws would lose their success probability to rounding.
-        let err = LocalisationPlan::new(1000, 10, 1e-9, 1e-6, 0.0, 0.01, 4.0).unwrap_err();
+        let err = LocalisationPlan::new(1000, 10, 1e-9, 1e-6, 0.0, 0.01, 4.0, 1.0).unwrap_err();
         assert!(err.to_string().contains("cannot be sampled"), "{err}");
     }
 
@@ -405,7 +575,7 @@ mod tests {
     #[test]
     fn neighbouring_histograms_release_bins_with_delta_close_laws() {
         let (eps_c, delta_c) = (1.0, 0.02);
-        let plan = LocalisationPlan::new(1000, 1, eps_c, delta_c, 0.0, 0.01, 4.0).unwrap();
+        let plan = LocalisationPlan::new(1000, 1, eps_c, delta_c, 0.0, 0.01, 4.0, 1.0).unwrap();
         let q = plan.ratio();
         let trials = 100_000;
         let law = |counts: &[(i64, u64)], threshold: f64, seed: u64| {

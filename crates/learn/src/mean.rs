@@ -21,13 +21,11 @@
 //! runs the pure mean above in that ball.
 use crate::LearnError;
 use crate::learner::{Learner, Plan, check_size, records_needed};
-use crate::localise::{LocalisationPlan, LocaliseSettings, localise};
+use crate::localise::{LocalisationPlan, LocaliseSettings, fit_localised};
 use crate::norm_noise;
 use crate::privacy::{Privacy, seeded_rng};
 use crate::projection::project_rows;
-use crate::release::{
-    AccuracyBound, Diagnostics, Fit, Release, StageRelease, StepDiagnostics, approximate_guarantee,
-};
+use crate::release::{AccuracyBound, Diagnostics, Fit, Release, StageRelease, StepDiagnostics};
 use crate::schedule::{Constants, Schedule, StageMechanism, schedule};
 use crate::snap;
 use crate::stage::{CmStage, run_cm_stage};
@@ -203,7 +201,7 @@ impl PrivateMean {
 
     /// The final accuracy bound of `plan` with the assumptions it rests on.
     pub fn accuracy_bound(&self, plan: &Schedule) -> AccuracyBound {
-        self.accuracy_with_prior(plan, format!("|mu| <= R = {} (the prior)", self.radius))
+        self.accuracy_with_prior(plan, Privacy::mean_prior_assumption(self.radius))
     }
 
     /// The final accuracy bound of `plan`, under the prior on the mean stated by `prior`.
@@ -432,22 +430,11 @@ impl LocalisedMean {
         self
     }
 
-    /// `eps_loc`, the localisation's eps.
-    fn localisation_epsilon(&self) -> f64 {
-        self.localise.epsilon_share * self.privacy.epsilon
-    }
-
-    /// The pure mean after the localisation, with the prior radius `radius` around `c`: eps
-    /// `eps - eps_loc`, beta `(1 - beta_share) beta`, no delta, the seed plus one.
+    /// The pure mean after the localisation, with the prior radius `radius` around `c`
+    /// ([`LocaliseSettings::pure_privacy`]).
     fn pure_mean(&self, radius: f64) -> PrivateMean {
-        let privacy = Privacy {
-            epsilon: self.privacy.epsilon - self.localisation_epsilon(),
-            delta: 0.0,
-            beta: (1.0 - self.localise.beta_share) * self.privacy.beta,
-            seed: self.privacy.seed.map(|s| s.wrapping_add(1)),
-            ..self.privacy
-        };
-        PrivateMean::new(privacy, radius).settings(self.settings.clone())
+        PrivateMean::new(self.localise.pure_privacy(&self.privacy), radius)
+            .settings(self.settings.clone())
     }
 
     /// The plan for validated settings, or `None` when the pure mean has no stage that
@@ -455,16 +442,7 @@ impl LocalisedMean {
     /// stages resolve (`d` in the hundreds of thousands), so that the fit cannot fail after the
     /// data are read.
     fn planned(&self, n: usize, d: usize) -> Result<Option<LocalisedPlan>, LearnError> {
-        let p = &self.privacy;
-        let localisation = LocalisationPlan::new(
-            n,
-            d,
-            self.localisation_epsilon(),
-            p.delta,
-            p.corruption,
-            self.localise.beta_share * p.beta,
-            self.localise.bin_width,
-        )?;
+        let localisation = self.localise.plan(&self.privacy, n, d, 1.0)?;
         let pure = self.pure_mean(localisation.radius);
         pure.validate()?;
         Ok(pure
@@ -487,54 +465,11 @@ impl LocalisedMean {
 
     /// The final accuracy bound of `plan`: the pure mean's, with the localisation's ball as the
     /// prior, holding with probability `1 - beta`; `null` when the localisation's coverage
-    /// margin is not positive.
+    /// margin is not positive ([`LocalisationPlan::qualify`]).
     pub fn accuracy_bound(&self, plan: &LocalisedPlan) -> AccuracyBound {
         let loc = &plan.localisation;
-        let prior = format!(
-            "|mu - c| <= r = {} for the localisation's centre c (probability 1 - {}: its coverage margin {} > 0 needs the corruption below about half the clean bin's mass)",
-            loc.radius, loc.beta, loc.coverage_margin
-        );
-        let bound = self
-            .pure_mean(loc.radius)
-            .accuracy_with_prior(&plan.mean, prior);
-        if loc.coverage_margin > 0.0 {
-            AccuracyBound {
-                probability: 1.0 - self.privacy.beta,
-                ..bound
-            }
-        } else {
-            AccuracyBound {
-                bound: None,
-                probability: 1.0 - self.privacy.beta,
-                unavailable: Some(format!(
-                    "the localisation cannot guarantee that its ball holds the mean: its coverage margin is {} (not positive) with n records, corruption {} and eps_loc {}",
-                    loc.coverage_margin, self.privacy.corruption, loc.epsilon
-                )),
-                ..bound
-            }
-        }
-    }
-
-    /// The release of `estimate` (or of a refusal, with `refusal` its reason).
-    fn release(
-        &self,
-        estimate: Option<DVector<f64>>,
-        plan: LocalisedPlan,
-        stage_releases: Vec<StageRelease>,
-        accuracy: Vec<AccuracyBound>,
-        refusal: Option<String>,
-    ) -> LocalisedRelease {
-        let p = &self.privacy;
-        Release {
-            estimate,
-            epsilon: p.epsilon,
-            delta: p.delta,
-            guarantee: approximate_guarantee(p.epsilon, p.delta, plan.localisation.epsilon),
-            plan,
-            stage_releases,
-            accuracy,
-            refusal,
-        }
+        let bound = self.pure_mean(loc.radius).accuracy_bound(&plan.mean);
+        loc.qualify(bound, &self.privacy)
     }
 }
 
@@ -552,11 +487,7 @@ impl Learner for LocalisedMean {
 
     fn validate(&self) -> Result<(), LearnError> {
         self.privacy.validate()?;
-        if !(self.privacy.delta > 0.0) {
-            return Err(LearnError::InvalidSetting(
-                "the mean without a prior radius needs delta > 0 (its localisation is (eps, delta)-DP, MATH.md 5.5 (a)): give delta > 0, or a prior radius R for the pure mean".into(),
-            ));
-        }
+        LocaliseSettings::require_delta(&self.privacy, "the mean")?;
         self.localise.validate()?;
         self.settings.validate()
     }
@@ -576,56 +507,42 @@ impl Learner for LocalisedMean {
         self.validate()?;
         check_data(data)?;
         let plan = self.localised_plan(n, d)?;
-        let mut rng = seeded_rng(self.privacy.seed)?;
-        let clock = Instant::now();
-        let Some(centre) = localise(data, &plan.localisation, &mut rng) else {
-            let reason = format!(
-                "no estimate: in some rotated coordinate no histogram bin (width {}) kept a noisy count above the threshold {} (too few records concentrated in one bin)",
-                plan.localisation.bin_width, plan.localisation.threshold
-            );
-            let diagnostics = Diagnostics {
-                elapsed_s: clock.elapsed().as_secs_f64(),
-                ..Diagnostics::default()
-            };
-            return Ok(Fit {
-                release: self.release(None, plan, Vec::new(), Vec::new(), Some(reason)),
-                diagnostics,
-            });
-        };
-        // Project onto the first stage's public ball around c before shifting (the difference
-        // of two finite numbers can overflow; that of a projected record cannot).
-        let mut shifted = project_rows(
+        fit_localised(
             data,
-            centre.as_slice(),
-            plan.mean.stages[0].projection_radius,
-        );
-        for mut row in shifted.row_iter_mut() {
-            row -= centre.transpose();
-        }
-        let pure = self.pure_mean(plan.localisation.radius);
-        let fit = pure.fit_with_progress(&shifted, progress)?;
-        let shift_back =
-            |v: Vec<f64>| -> Vec<f64> { v.iter().zip(centre.iter()).map(|(x, c)| x + c).collect() };
-        let mut stage_releases = vec![StageRelease {
-            step: "localisation centre".into(),
-            release: centre.as_slice().to_vec(),
-        }];
-        stage_releases.extend(
-            fit.release
-                .stage_releases
-                .into_iter()
-                .map(|s| StageRelease {
-                    release: shift_back(s.release),
-                    ..s
-                }),
-        );
-        let estimate = fit.release.estimate + &centre;
-        let accuracy = vec![self.accuracy_bound(&plan)];
-        let mut diagnostics = fit.diagnostics;
-        diagnostics.elapsed_s = clock.elapsed().as_secs_f64();
-        Ok(Fit {
-            release: self.release(Some(estimate), plan, stage_releases, accuracy, None),
-            diagnostics,
-        })
+            &self.privacy,
+            plan,
+            |plan| &plan.localisation,
+            |plan, data, centre| {
+                // Project onto the first stage's public ball around c before shifting (the
+                // difference of two finite numbers can overflow; that of a projected record
+                // cannot).
+                let mut shifted = project_rows(
+                    data,
+                    centre.as_slice(),
+                    plan.mean.stages[0].projection_radius,
+                );
+                for mut row in shifted.row_iter_mut() {
+                    row -= centre.transpose();
+                }
+                let fit = self
+                    .pure_mean(plan.localisation.radius)
+                    .fit_with_progress(&shifted, progress)?;
+                let shift_back = |v: Vec<f64>| -> Vec<f64> {
+                    v.iter().zip(centre.iter()).map(|(x, c)| x + c).collect()
+                };
+                let releases = fit
+                    .release
+                    .stage_releases
+                    .into_iter()
+                    .map(|s| StageRelease {
+                        release: shift_back(s.release),
+                        ..s
+                    })
+                    .collect();
+                let estimate = fit.release.estimate + centre;
+                let accuracy = vec![self.accuracy_bound(plan)];
+                Ok((estimate, releases, accuracy, fit.diagnostics))
+            },
+        )
     }
 }

@@ -87,6 +87,12 @@ impl Privacy {
         Ok(())
     }
 
+    /// The accuracy bounds' assumption of the prior `|mu| <= R` on the mean (a localised fit
+    /// replaces it by its ball's, [`crate::localise::LocalisationPlan::qualify`]).
+    pub(crate) fn mean_prior_assumption(radius: f64) -> String {
+        format!("|mu| <= R = {radius} (the prior)")
+    }
+
     /// The accuracy bounds' assumption on the corruption.
     pub(crate) fn corruption_assumption(&self) -> String {
         if self.corruption > 0.0 {

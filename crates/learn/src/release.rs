@@ -13,6 +13,7 @@
 //! guarantee, so their type does not implement `Serialize`: the only way to serialise them is
 //! [`Diagnostics::non_private`], whose output is marked non-private. A [`Fit`] (release plus
 //! diagnostics) does not serialise either; publish `fit.release`.
+use crate::Privacy;
 use nalgebra::{DMatrix, DVector};
 use serde::{Serialize, Serializer};
 use sosdp_sampler::ReleaseRecord;
@@ -154,6 +155,33 @@ impl<E, P> Release<E, P> {
             accuracy,
             guarantee: guarantee(epsilon),
             refusal: None,
+        }
+    }
+}
+
+impl<E, P> Release<Option<E>, P> {
+    /// The release of a localised `(epsilon, delta)`-DP fit (MATH.md 5.5 (a)) whose
+    /// localisation spent `localisation_epsilon`: the estimate, or `None` and the `refusal`
+    /// reason; the planned eps and delta either way.
+    pub(crate) fn localised(
+        estimate: Option<E>,
+        privacy: &Privacy,
+        localisation_epsilon: f64,
+        plan: P,
+        stage_releases: Vec<StageRelease>,
+        accuracy: Vec<AccuracyBound>,
+        refusal: Option<String>,
+    ) -> Self {
+        let (epsilon, delta) = (privacy.epsilon, privacy.delta);
+        Release {
+            estimate,
+            epsilon,
+            delta,
+            guarantee: approximate_guarantee(epsilon, delta, localisation_epsilon),
+            plan,
+            stage_releases,
+            accuracy,
+            refusal,
         }
     }
 }

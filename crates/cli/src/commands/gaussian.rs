@@ -1,28 +1,39 @@
 //! `sosdp covariance` and `sosdp gaussian`: the private covariance (MATH.md 5.2, 5.3) and the
 //! Gaussian learner (5.4) of a CSV file. Each prints its public release as one JSON object (to
-//! FILE with `--out`): `{"estimate": ..., "epsilon": E, "delta": 0, "plan": {...},
+//! FILE with `--out`): `{"estimate": ..., "epsilon": E, "delta": D, "plan": {...},
 //! "stage_releases": [...], "accuracy": [...], "guarantee": "..."}`, where the estimate is the
 //! covariance (rows) or `{"mean": [...], "covariance": [[...]]}`. `--diagnostics FILE` writes
-//! the non-private diagnostics to a separate file.
+//! the non-private diagnostics to a separate file. `sosdp gaussian --delta D --kappa K` without
+//! `--radius` localises the mean first (MATH.md 5.5 (a)); a refused localisation prints
+//! `"estimate": null` with a `"refusal"` reason (exit status 0: a refusal is a release).
 use super::{LearnerArgs, run_learner};
 use crate::CliError;
 use clap::{Args, ValueEnum};
-use sosdp_learn::{Centring, GaussianSettings, PrivateCovariance, PrivateGaussian};
+use sosdp_learn::{
+    Centring, GaussianSettings, LocalisedGaussian, PrivateCovariance, PrivateGaussian,
+};
 
 /// Arguments shared by both commands.
 #[derive(Debug, Args)]
 pub struct CommonArgs {
     #[command(flatten)]
     learner: LearnerArgs,
-    /// Prior I ⪯ Sigma ⪯ K I on the covariance, K >= 1 (the accuracy bounds assume it).
-    #[arg(
-        long,
-        value_name = "K",
-        default_value_t = 100.0,
-        allow_negative_numbers = true
-    )]
-    kappa: f64,
+    /// Prior I ⪯ Sigma ⪯ K I on the covariance, K >= 1 (the accuracy bounds assume it; default
+    /// 100). Required by `sosdp gaussian --delta` without --radius: the covariance's scale and
+    /// condition are not found privately yet.
+    #[arg(long, value_name = "K", allow_negative_numbers = true)]
+    kappa: Option<f64>,
 }
+
+impl CommonArgs {
+    /// `--kappa`, or its default 100.
+    fn kappa(&self) -> f64 {
+        self.kappa.unwrap_or(DEFAULT_KAPPA)
+    }
+}
+
+/// The prior `K` when `--kappa` is not given (with a prior radius, or for `sosdp covariance`).
+const DEFAULT_KAPPA: f64 = 100.0;
 
 /// The arguments of `sosdp covariance`.
 #[derive(Debug, Args)]
@@ -41,9 +52,24 @@ pub struct CovarianceArgs {
 pub struct GaussianArgs {
     #[command(flatten)]
     common: CommonArgs,
-    /// Prior bound R > 0 on the norm of the mean (the accuracy bounds assume |mu| <= R).
+    /// Prior bound R > 0 on the norm of the mean (the accuracy bounds assume |mu| <= R). The
+    /// fit is then pure (the release says delta = 0, whatever --delta is). Optional with
+    /// --delta D > 0 and an explicit --kappa.
     #[arg(long, value_name = "R", allow_negative_numbers = true)]
-    radius: f64,
+    radius: Option<f64>,
+    /// delta of (eps, delta)-DP, in [0, 1) (default 0: pure DP, which needs --radius). Without
+    /// --radius, a delta > 0 lets the fit find the mean's ball privately (MATH.md 5.5 (a)): 15%
+    /// of eps and all of delta go to stable histograms (bins 4 sqrt(K) wide) on the coordinates
+    /// of a random rotation, the rest to the pure Gaussian on the records centred by the
+    /// ball's centre. When no histogram bin passes its threshold, the release has
+    /// "estimate": null and a "refusal" reason. Use delta well below 1/n.
+    #[arg(
+        long,
+        value_name = "D",
+        default_value_t = 0.0,
+        allow_negative_numbers = true
+    )]
+    delta: f64,
     /// Whether the covariance's refinement is centred by the mean (MATH 5.3b): `planned`
     /// keeps the smaller planned covariance error of the two, before the data are read. The
     /// default is `never`: centred stages are far slower on large or clustered data for now.
@@ -75,7 +101,7 @@ impl From<CentringArg> for Centring {
 /// Run `sosdp covariance`.
 pub fn run_covariance(args: &CovarianceArgs) -> Result<(), CliError> {
     let a = &args.common;
-    let learner = PrivateCovariance::new(a.learner.privacy(), a.kappa);
+    let learner = PrivateCovariance::new(a.learner.privacy(), a.kappa());
     let learner = match args.radius {
         Some(radius) => learner.centred(radius),
         None => learner,
@@ -83,14 +109,28 @@ pub fn run_covariance(args: &CovarianceArgs) -> Result<(), CliError> {
     run_learner(&a.learner, "step", &learner)
 }
 
-/// Run `sosdp gaussian`.
+/// Run `sosdp gaussian`: the pure Gaussian with `--radius`, the localised one without it.
 pub fn run_gaussian(args: &GaussianArgs) -> Result<(), CliError> {
     let a = &args.common;
-    let learner = PrivateGaussian::new(a.learner.privacy(), args.radius, a.kappa).settings(
-        GaussianSettings {
-            centring: args.centring.into(),
-            ..GaussianSettings::default()
-        },
-    );
-    run_learner(&a.learner, "step", &learner)
+    let privacy = a.learner.privacy().delta(args.delta);
+    let settings = GaussianSettings {
+        centring: args.centring.into(),
+        ..GaussianSettings::default()
+    };
+    match (args.radius, a.kappa) {
+        (Some(radius), _) => {
+            let learner = PrivateGaussian::new(privacy, radius, a.kappa()).settings(settings);
+            run_learner(&a.learner, "step", &learner)
+        }
+        (None, _) if args.delta == 0.0 => Err(CliError::Invalid(
+            "sosdp gaussian needs a prior --radius R (pure DP), or --delta D > 0 with --kappa K to localise the mean privately without one (MATH.md 5.5 (a))".into(),
+        )),
+        (None, None) => Err(CliError::Invalid(
+            "sosdp gaussian --delta without --radius needs --kappa K (the prior I ⪯ Sigma ⪯ K I): the covariance's scale and condition number are not found privately yet, so they must be given".into(),
+        )),
+        (None, Some(kappa)) => {
+            let learner = LocalisedGaussian::new(privacy, kappa).settings(settings);
+            run_learner(&a.learner, "step", &learner)
+        }
+    }
 }

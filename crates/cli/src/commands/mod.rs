@@ -27,7 +27,8 @@ pub struct LearnerArgs {
     /// The first line of the --input file is a header (column names) and is skipped.
     #[arg(long)]
     pub header: bool,
-    /// Privacy parameter eps > 0 (pure DP, delta = 0, except `sosdp mean --delta`).
+    /// Privacy parameter eps > 0 (pure DP, delta = 0, except with --delta on `sosdp mean` and
+    /// `sosdp gaussian`).
     #[arg(long, value_name = "E", allow_negative_numbers = true)]
     pub epsilon: f64,
     /// Fraction eta0 of the records an adversary may have replaced, in [0, 0.5) (below 0.25
