@@ -3,6 +3,7 @@
 import inspect
 import json
 import operator
+import warnings
 
 from . import _core
 from ._input import as_records, seed_of, warn_seeded
@@ -25,6 +26,8 @@ class _PrivateEstimator:
     """What the three estimators share. Subclasses name their learner and priors."""
 
     _learner = None
+    #: The fitted estimate's attributes (None after a refused localised fit).
+    _estimates = ()
 
     # --- scikit-learn's parameter protocol -------------------------------------------------
     @classmethod
@@ -108,10 +111,16 @@ class _PrivateEstimator:
         self.release_ = json.loads(release)
         self.n_features_in_ = records.shape[1]
         self.n_samples_ = records.shape[0]
-        if location is not None:
-            self.location_ = location
-        if covariance is not None:
-            self.covariance_ = covariance
+        arrays = {"location_": location, "covariance_": covariance}
+        for name in self._estimates:
+            setattr(self, name, arrays[name])
+        if self.release_["estimate"] is None:
+            warnings.warn(
+                f"the release has no estimate ({', '.join(self._estimates)} set to None): "
+                f"{self.release_.get('refusal')}",
+                UserWarning,
+                stacklevel=3,
+            )
         if diagnostics is not None:
             self.diagnostics_ = json.loads(diagnostics)
         elif hasattr(self, "diagnostics_"):
@@ -125,6 +134,16 @@ class _PrivateEstimator:
             raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit(X) first")
         return self._release_json
 
+
+_DELTA_DOC = """
+    delta : float, default 0.0
+        The delta of (epsilon, delta)-DP, in [0, 1). With a prior radius the fit is pure and
+        its release says delta = 0. Without one (``radius=None``), delta > 0 finds the mean's
+        ball privately first (MATH.md 5.5 (a): 15% of epsilon and all of delta go to stable
+        histograms on the coordinates of a random rotation); when no histogram bin passes its
+        threshold the release has ``estimate`` None and a ``refusal`` reason, the estimate's
+        attributes are None and a UserWarning says so. Use delta well below 1 / n.
+"""
 
 _COMMON_DOC = """
     corruption : float, default 0.0
@@ -147,8 +166,9 @@ _COMMON_DOC = """
     Attributes
     ----------
     release_ : dict
-        The public release: ``estimate``, ``epsilon``, ``delta`` (0), ``plan``,
-        ``stage_releases``, ``accuracy`` (bounds with their assumptions), ``guarantee``.
+        The public release: ``estimate``, ``epsilon``, ``delta``, ``plan``,
+        ``stage_releases``, ``accuracy`` (bounds with their assumptions), ``guarantee`` (and
+        ``refusal`` when a localised fit released no estimate).
     n_features_in_ : int
     n_samples_ : int
     diagnostics_ : dict
@@ -163,9 +183,10 @@ class PrivateMean(_PrivateEstimator):
     Parameters
     ----------
     epsilon : float
-        The privacy parameter (pure DP, delta = 0) of the whole fit.
-    radius : float
-        The prior ``|mu| <= radius`` (required: priors are never inferred from the data).
+        The privacy parameter of the whole fit.
+    radius : float or None, default None
+        The prior ``|mu| <= radius`` (priors are never inferred from the data). Required
+        unless ``delta`` > 0, which localises the mean privately instead.
 """
         + _COMMON_DOC
         + """    location_ : ndarray of shape (n_features,)
@@ -173,15 +194,17 @@ class PrivateMean(_PrivateEstimator):
 """
     )
     _learner = "mean"
+    _estimates = ("location_",)
 
     def __init__(
         self,
         epsilon,
-        radius,
+        radius=None,
         corruption=0.0,
         beta=0.05,
         random_state=None,
         *,
+        delta=0.0,
         sampler="slice",
         diagnostics=False,
         progress=False,
@@ -189,7 +212,7 @@ class PrivateMean(_PrivateEstimator):
         _store(self, locals())
 
     def _priors(self):
-        return {"radius": self.radius}
+        return {"radius": self.radius, "delta": self.delta}
 
 
 class PrivateCovariance(_PrivateEstimator):
@@ -199,7 +222,7 @@ class PrivateCovariance(_PrivateEstimator):
     Parameters
     ----------
     epsilon : float
-        The privacy parameter (pure DP, delta = 0) of the whole fit.
+        The privacy parameter (pure DP: the release says delta = 0) of the whole fit.
     kappa : float
         The prior ``I <= Sigma <= kappa I``, kappa >= 1 (required).
     radius : float or None, default None
@@ -212,6 +235,7 @@ class PrivateCovariance(_PrivateEstimator):
 """
     )
     _learner = "covariance"
+    _estimates = ("covariance_",)
 
     def __init__(
         self,
@@ -239,15 +263,18 @@ class PrivateGaussian(_PrivateEstimator):
     Parameters
     ----------
     epsilon : float
-        The privacy parameter (pure DP, delta = 0) of the whole fit.
-    radius : float
-        The prior ``|mu| <= radius`` (required).
+        The privacy parameter of the whole fit.
+    radius : float or None, default None
+        The prior ``|mu| <= radius``. Required unless ``delta`` > 0, which localises the mean
+        privately instead (in bins ``4 sqrt(kappa)`` wide).
     kappa : float
-        The prior ``I <= Sigma <= kappa I``, kappa >= 1 (required).
+        The prior ``I <= Sigma <= kappa I``, kappa >= 1 (required, also with ``delta``: the
+        covariance's scale and condition are not found privately yet).
     centring : {"never", "always", "planned"}, default "never"
         Whether the covariance's refinement is centred by the mean (MATH.md 5.3b); "planned"
         keeps the smaller planned error, before the data are read.
 """
+        + _DELTA_DOC
         + _COMMON_DOC
         + """    location_ : ndarray of shape (n_features,)
         The private mean.
@@ -256,16 +283,18 @@ class PrivateGaussian(_PrivateEstimator):
 """
     )
     _learner = "gaussian"
+    _estimates = ("location_", "covariance_")
 
     def __init__(
         self,
         epsilon,
-        radius,
-        kappa,
+        radius=None,
+        kappa=None,
         corruption=0.0,
         beta=0.05,
         random_state=None,
         *,
+        delta=0.0,
         centring="never",
         sampler="slice",
         diagnostics=False,
@@ -274,4 +303,9 @@ class PrivateGaussian(_PrivateEstimator):
         _store(self, locals())
 
     def _priors(self):
-        return {"radius": self.radius, "kappa": self.kappa, "centring": self.centring}
+        return {
+            "radius": self.radius,
+            "delta": self.delta,
+            "kappa": self.kappa,
+            "centring": self.centring,
+        }

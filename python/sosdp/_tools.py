@@ -2,7 +2,10 @@
 from ._estimators import PrivateCovariance, PrivateMean
 
 #: The settings the functions pass on (diagnostics need the estimator, which keeps them).
-_SETTINGS = {"mean": ("sampler", "progress"), "covariance": ("radius", "sampler", "progress")}
+_SETTINGS = {
+    "mean": ("delta", "sampler", "progress"),
+    "covariance": ("radius", "sampler", "progress"),
+}
 
 
 def _check(function, settings):
@@ -14,10 +17,12 @@ def _check(function, settings):
         )
 
 
-def mean(X, *, epsilon, radius, corruption=0.0, beta=0.05, random_state=None, **settings):
+def mean(X, *, epsilon, radius=None, corruption=0.0, beta=0.05, random_state=None, **settings):
     """The private, robust mean of ``X`` (records from ``N(mu, I)``, ``|mu| <= radius``), an
-    ndarray of shape ``(n_features,)``. ``settings``: ``sampler``, ``progress`` (see
-    :class:`PrivateMean`). For the release and its accuracy bound, use the estimator."""
+    ndarray of shape ``(n_features,)`` (None when a localised fit refused). ``settings``:
+    ``delta`` (with ``radius=None``, delta > 0 localises the mean privately), ``sampler``,
+    ``progress`` (see :class:`PrivateMean`). For the release and its accuracy bound, use the
+    estimator."""
     _check("mean", settings)
     estimator = PrivateMean(epsilon, radius, corruption, beta, random_state, **settings)
     return estimator._fit(X).location_

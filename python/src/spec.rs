@@ -10,24 +10,42 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use serde::Serialize;
 use sosdp_learn::{
-    Centring, Fit, GaussianEstimate, GaussianSettings, LearnError, Learner, Plan, Privacy,
-    PrivateCovariance, PrivateGaussian, PrivateMean, SamplerKind,
+    Centring, Fit, GaussianEstimate, GaussianSettings, LearnError, Learner, LocalisedGaussian,
+    LocalisedMean, Plan, Privacy, PrivateCovariance, PrivateGaussian, PrivateMean, SamplerKind,
 };
 
 /// A learner with its public parameters: `Spec(learner, *, epsilon, corruption, beta, seed,
-/// sampler, radius=None, kappa=None, centring=None)` with `learner` one of `"mean"` (needs
-/// `radius`), `"covariance"` (needs `kappa`; `radius` centres its refinement, MATH.md 5.3b) and
-/// `"gaussian"` (needs both; `centring` is `"never"` (default), `"always"` or `"planned"`).
+/// sampler, delta=0, radius=None, kappa=None, centring=None)` with `learner` one of `"mean"`
+/// (needs `radius`, or `delta > 0` to localise without it, MATH.md 5.5 (a)), `"covariance"`
+/// (needs `kappa`; `radius` centres its refinement, MATH.md 5.3b) and `"gaussian"` (needs
+/// `kappa`, and `radius` or `delta > 0`; `centring` is `"never"` (default), `"always"` or
+/// `"planned"`).
 #[pyclass(frozen, module = "sosdp._core")]
 pub struct Spec {
     learner: AnyLearner,
 }
 
-/// One of the three learners.
+/// One of the learners: the three with their priors, and the mean and the Gaussian localised
+/// without a prior radius.
 enum AnyLearner {
     Mean(PrivateMean),
+    LocalisedMean(LocalisedMean),
     Covariance(PrivateCovariance),
     Gaussian(PrivateGaussian),
+    LocalisedGaussian(LocalisedGaussian),
+}
+
+/// Apply `$body` to the learner inside an [`AnyLearner`], whichever it is.
+macro_rules! with_learner {
+    ($any:expr, $l:ident => $body:expr) => {
+        match $any {
+            AnyLearner::Mean($l) => $body,
+            AnyLearner::LocalisedMean($l) => $body,
+            AnyLearner::Covariance($l) => $body,
+            AnyLearner::Gaussian($l) => $body,
+            AnyLearner::LocalisedGaussian($l) => $body,
+        }
+    };
 }
 
 /// A fit as Python receives it: `(release JSON, diagnostics JSON or None, location or None,
@@ -42,7 +60,7 @@ type FitOutput<'py> = (
 #[pymethods]
 impl Spec {
     #[new]
-    #[pyo3(signature = (learner, *, epsilon, corruption, beta, seed, sampler, radius=None, kappa=None, centring=None))]
+    #[pyo3(signature = (learner, *, epsilon, corruption, beta, seed, sampler, delta=0.0, radius=None, kappa=None, centring=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         learner: &str,
@@ -51,6 +69,7 @@ impl Spec {
         beta: f64,
         seed: Option<u64>,
         sampler: &str,
+        delta: f64,
         radius: Option<f64>,
         kappa: Option<f64>,
         centring: Option<&str>,
@@ -66,6 +85,7 @@ impl Spec {
             }
         };
         let privacy = Privacy::new(epsilon)
+            .delta(delta)
             .corruption(corruption)
             .beta(beta)
             .sampler(sampler);
@@ -81,8 +101,19 @@ impl Spec {
                 ))
             })
         };
+        // Without a prior radius, delta > 0 localises the mean (MATH.md 5.5 (a)).
+        let localised = radius.is_none() && delta > 0.0;
+        let radius_or_delta = |radius: Option<f64>| {
+            radius.ok_or_else(|| {
+                PyValueError::new_err(format!(
+                    "the {learner} learner needs the prior `radius`, or delta > 0 to find the \
+                     mean's ball privately without it (MATH.md 5.5 (a))"
+                ))
+            })
+        };
         let learner = match learner {
-            "mean" => AnyLearner::Mean(PrivateMean::new(privacy, required("radius", radius)?)),
+            "mean" if localised => AnyLearner::LocalisedMean(LocalisedMean::new(privacy)),
+            "mean" => AnyLearner::Mean(PrivateMean::new(privacy, radius_or_delta(radius)?)),
             "covariance" => {
                 let covariance = PrivateCovariance::new(privacy, required("kappa", kappa)?);
                 AnyLearner::Covariance(match radius {
@@ -101,17 +132,21 @@ impl Spec {
                         )));
                     }
                 };
-                AnyLearner::Gaussian(
-                    PrivateGaussian::new(
-                        privacy,
-                        required("radius", radius)?,
-                        required("kappa", kappa)?,
+                let settings = GaussianSettings {
+                    centring,
+                    ..GaussianSettings::default()
+                };
+                let kappa = required("kappa", kappa)?;
+                if localised {
+                    AnyLearner::LocalisedGaussian(
+                        LocalisedGaussian::new(privacy, kappa).settings(settings),
                     )
-                    .settings(GaussianSettings {
-                        centring,
-                        ..GaussianSettings::default()
-                    }),
-                )
+                } else {
+                    AnyLearner::Gaussian(
+                        PrivateGaussian::new(privacy, radius_or_delta(radius)?, kappa)
+                            .settings(settings),
+                    )
+                }
             }
             other => {
                 return Err(PyValueError::new_err(format!(
@@ -127,11 +162,7 @@ impl Spec {
     /// The public plan for `n` records in `R^d` as JSON (no data read). A plan that cannot
     /// reach a useful accuracy raises ValueError naming the records it needs.
     fn plan(&self, n: usize, d: usize) -> PyResult<String> {
-        match &self.learner {
-            AnyLearner::Mean(l) => plan_json(l, n, d),
-            AnyLearner::Covariance(l) => plan_json(l, n, d),
-            AnyLearner::Gaussian(l) => plan_json(l, n, d),
-        }
+        with_learner!(&self.learner, l => plan_json(l, n, d))
     }
 
     /// Fit on `x` (a 2-D numpy array of float64, float32, int64 or int32, one record per row),
@@ -145,23 +176,14 @@ impl Spec {
         diagnostics: bool,
         progress: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<FitOutput<'py>> {
-        match &self.learner {
-            AnyLearner::Mean(l) => fit_output(py, l.clone(), x, diagnostics, progress),
-            AnyLearner::Covariance(l) => fit_output(py, l.clone(), x, diagnostics, progress),
-            AnyLearner::Gaussian(l) => fit_output(py, l.clone(), x, diagnostics, progress),
-        }
+        with_learner!(&self.learner, l => fit_output(py, l.clone(), x, diagnostics, progress))
     }
 }
 
 impl Spec {
     /// Check the settings (no data).
     fn validate(&self) -> PyResult<()> {
-        match &self.learner {
-            AnyLearner::Mean(l) => l.validate(),
-            AnyLearner::Covariance(l) => l.validate(),
-            AnyLearner::Gaussian(l) => l.validate(),
-        }
-        .map_err(value_error)
+        with_learner!(&self.learner, l => l.validate()).map_err(value_error)
     }
 }
 
@@ -239,6 +261,16 @@ impl Arrays for DVector<f64> {
 impl Arrays for DMatrix<f64> {
     fn covariance(&self) -> Option<&DMatrix<f64>> {
         Some(self)
+    }
+}
+
+/// A localised fit's estimate: its parts, or none when it refused (MATH.md 5.5).
+impl<E: Arrays> Arrays for Option<E> {
+    fn location(&self) -> Option<&DVector<f64>> {
+        self.as_ref().and_then(Arrays::location)
+    }
+    fn covariance(&self) -> Option<&DMatrix<f64>> {
+        self.as_ref().and_then(Arrays::covariance)
     }
 }
 

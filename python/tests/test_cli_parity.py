@@ -28,8 +28,14 @@ def cli_release(cli, tmp_path, X, args):
             ["gaussian", "--epsilon", "2", "--kappa", "10", "--radius", "5", "--beta", "0.1", "--sampler", "mala"],
             3000,
         ),
+        (sosdp.PrivateMean(1.0, delta=1e-6, random_state=3), ["mean", "--epsilon", "1", "--delta", "1e-6"], 3000),
+        (
+            sosdp.PrivateGaussian(2.0, kappa=10.0, delta=1e-6, random_state=3),
+            ["gaussian", "--epsilon", "2", "--kappa", "10", "--delta", "1e-6"],
+            3000,
+        ),
     ],
-    ids=["mean", "covariance", "gaussian"],
+    ids=["mean", "covariance", "gaussian", "mean-delta", "gaussian-delta"],
 )
 def test_same_release_as_the_command_line(cli, tmp_path, estimator, args, n):
     X, _, _ = gaussian(n, seed=9)

@@ -116,6 +116,10 @@ def test_parameters_are_checked_before_the_data():
     bad_x = "not even an array"
     for est, message in [
         (sosdp.PrivateMean(epsilon=-1.0, radius=10.0), "epsilon"),
+        (sosdp.PrivateMean(epsilon=1.0), "radius"),
+        (sosdp.PrivateMean(epsilon=1.0, delta=1.0), "delta"),
+        (sosdp.PrivateGaussian(epsilon=1.0, kappa=5.0), "radius"),
+        (sosdp.PrivateGaussian(epsilon=1.0, delta=1e-6), "kappa"),
         (sosdp.PrivateMean(epsilon=1.0, radius=0.0), "radius"),
         (sosdp.PrivateMean(epsilon=1.0, radius=1.0, corruption=0.7), "corruption"),
         (sosdp.PrivateMean(epsilon=1.0, radius=1.0, beta=1.5), "beta"),
@@ -125,8 +129,6 @@ def test_parameters_are_checked_before_the_data():
     ]:
         with pytest.raises(ValueError, match=message):
             est.fit(bad_x)
-    with pytest.raises(TypeError):
-        sosdp.PrivateMean(epsilon=1.0)  # the prior is a required argument
 
 
 def test_get_params_set_params_and_clone():
@@ -178,3 +180,26 @@ def test_seeds_warn_and_os_randomness_does_not():
         sosdp.PrivateMean(1.0, 10.0, random_state=np.random.default_rng(0)).fit(X)
     with pytest.raises(ValueError, match="random_state"):
         sosdp.PrivateMean(1.0, 10.0, random_state=-1).fit(X)
+
+
+def test_delta_replaces_the_prior_radius_and_a_refusal_is_a_release():
+    X, mu, _ = gaussian(3000, d=2, seed=2, identity=True)
+    far = X + 1e4
+    est = quiet(sosdp.PrivateMean(epsilon=1.0, delta=1e-6, random_state=1), far)
+    assert est.release_["delta"] == 1e-6 and "refusal" not in est.release_
+    assert est.release_["plan"]["localisation"]["threshold"] > 0
+    assert np.linalg.norm(est.location_ - (mu + 1e4)) <= 0.3
+    # 100 records: no histogram bin passes its threshold; the release says so, with no estimate.
+    small = sosdp.PrivateMean(epsilon=1.0, delta=1e-6, random_state=1)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        small.fit(far[:100])
+    messages = [str(w.message) for w in caught]
+    assert any("no estimate" in m and "threshold" in m for m in messages), messages
+    assert small.location_ is None and small.release_["estimate"] is None
+    assert set(small.release_) == RELEASE_KEYS | {"refusal"}
+    # The Gaussian without a radius, with kappa: the localisation's bins are 4 sqrt(kappa) wide.
+    g = quiet(sosdp.PrivateGaussian(epsilon=2.0, kappa=4.0, delta=1e-6, random_state=1), far)
+    assert g.release_["plan"]["localisation"]["bin_width"] == 8.0
+    assert g.location_.shape == (2,) and g.covariance_.shape == (2, 2)
+    assert np.linalg.norm(g.location_ - (mu + 1e4)) <= 0.5
