@@ -682,7 +682,7 @@ impl Learner for PrivateCovariance {
     }
 
     /// Refused, with the number of records that would be accepted, when the preconditioner
-    /// cannot contract or the planned error exceeds [`PrivateCovariance::max_planned_error`].
+    /// cannot contract or the planned error exceeds [`CovarianceSettings::max_planned_error`].
     fn plan(&self, n: usize, d: usize) -> Result<CovariancePlan, LearnError> {
         self.validate()?;
         check_size(n, d)?;

@@ -511,7 +511,7 @@ impl LocalisedGaussian {
 
     /// The accuracy bounds of `plan`: the pure Gaussian's, with the localisation's ball as the
     /// prior on the mean, holding with probability `1 - beta`; `null` when the localisation's
-    /// coverage margin is not positive ([`LocalisationPlan::qualify`]).
+    /// coverage margin is not positive.
     pub fn accuracy_bounds(
         &self,
         plan: &LocalisedGaussianPlan,

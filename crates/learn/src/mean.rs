@@ -465,7 +465,7 @@ impl LocalisedMean {
 
     /// The final accuracy bound of `plan`: the pure mean's, with the localisation's ball as the
     /// prior, holding with probability `1 - beta`; `null` when the localisation's coverage
-    /// margin is not positive ([`LocalisationPlan::qualify`]).
+    /// margin is not positive.
     pub fn accuracy_bound(&self, plan: &LocalisedPlan) -> AccuracyBound {
         let loc = &plan.localisation;
         let bound = self.pure_mean(loc.radius).accuracy_bound(&plan.mean);
