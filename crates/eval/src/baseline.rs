@@ -25,6 +25,13 @@ pub enum Guarantee {
         /// The zCDP parameter.
         rho: f64,
     },
+    /// `(eps, delta)`-differential privacy.
+    Approximate {
+        /// The privacy parameter.
+        epsilon: f64,
+        /// The probability of the excess.
+        delta: f64,
+    },
 }
 
 impl std::fmt::Display for Guarantee {
@@ -33,6 +40,9 @@ impl std::fmt::Display for Guarantee {
             Guarantee::None => write!(f, "none"),
             Guarantee::Pure { epsilon } => write!(f, "pure eps = {epsilon}"),
             Guarantee::Zcdp { rho } => write!(f, "zCDP rho = {rho}"),
+            Guarantee::Approximate { epsilon, delta } => {
+                write!(f, "eps = {epsilon}, delta = {delta}")
+            }
         }
     }
 }

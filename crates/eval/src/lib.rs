@@ -7,6 +7,7 @@ pub mod calibration;
 pub mod coinpress;
 pub mod coinpress_covariance;
 pub mod filter;
+pub mod localised;
 pub mod mcd;
 pub mod metrics;
 #[cfg(feature = "plot")]
@@ -20,6 +21,7 @@ pub use baseline::{CovarianceEstimator, EmpiricalCovariance};
 pub use coinpress::CoinPressMean;
 pub use coinpress_covariance::CoinPressCovariance;
 pub use filter::{FilterFit, FilterMean};
+pub use localised::LocalisedClippedMean;
 pub use mcd::{FastMcd, McdFit, McdSettings};
 pub use metrics::{
     frobenius_error, gaussian_kl, l2_error, mahalanobis_error, quantile, spectral_error, tv_bound,

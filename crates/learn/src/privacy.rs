@@ -76,12 +76,17 @@ impl Privacy {
         self.epsilon
     }
 
+    /// The `delta` of `(eps, delta)`-DP ([`Privacy::delta`] sets it).
+    pub fn delta_value(&self) -> f64 {
+        self.delta
+    }
+
     /// Refuse `delta > 0` for a pure learner that has no use for it (`learner` names it).
     pub(crate) fn refuse_delta(&self, learner: &str) -> Result<(), LearnError> {
         if self.delta > 0.0 {
             return Err(LearnError::InvalidSetting(format!(
                 "the {learner} learner is pure DP with its priors and spends no delta: give delta = 0 \
-                 (delta > 0, MATH.md 5.5 (a), is implemented for the mean without a prior radius only)"
+                 (delta > 0, MATH.md 5.5 (a), is implemented for the mean and the Gaussian without a prior radius)"
             )));
         }
         Ok(())

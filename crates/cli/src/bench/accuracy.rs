@@ -1,7 +1,9 @@
 //! `sosdp bench accuracy`: error against n of the private mean (MATH.md 5.1) and of every
 //! baseline of MATH.md 6 on the same data: for each n and repetition one dataset of `n` draws
 //! of `N(mu, I_d)`, `|mu| = --mean-norm`, with a fraction `--corruption` replaced by the
-//! chosen adversary, and every method run on it.
+//! chosen adversary, and every method run on it. With `--delta D > 0` the sum-of-squares mean
+//! is the localised one (no prior radius, MATH.md 5.5 (a)), beside its approximate-DP peer
+//! without a prior (the localised clipped Laplace mean); the other methods keep `--radius`.
 use super::{
     Progress, Rows, corruption_fraction, method_series, positive, positive_list, publish, read_rows,
 };
@@ -12,9 +14,9 @@ use sosdp_eval::calibration::Case;
 use sosdp_eval::plot::{Figure, SeriesLabelPosition};
 use sosdp_eval::{
     Adversary, ClippedLaplaceMean, CoinPressMean, CoordinateMedian, EmpiricalMean, FilterMean,
-    MeanEstimator, l2_error, quantile,
+    LocalisedClippedMean, MeanEstimator, l2_error, quantile,
 };
-use sosdp_learn::{Learner, Privacy, PrivateMean};
+use sosdp_learn::{LearnError, Learner, LocalisedMean, Privacy, PrivateMean};
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -81,7 +83,17 @@ pub struct AccuracyArgs {
         allow_negative_numbers = true
     )]
     distance: f64,
-    /// Prior radius R (|mu| <= R) given to the private methods.
+    /// delta > 0: the SoS mean without a prior radius, (eps, delta)-DP (MATH.md 5.5 (a)),
+    /// beside the localised clipped Laplace mean (the same localisation, then a clipped mean);
+    /// --radius then goes to the other private methods only (e.g. a generous 1e4 for CoinPress).
+    #[arg(
+        long,
+        value_name = "D",
+        default_value_t = 0.0,
+        allow_negative_numbers = true
+    )]
+    delta: f64,
+    /// Prior radius R (|mu| <= R) given to the private methods (but the localised ones).
     #[arg(
         long,
         value_name = "R",
@@ -148,20 +160,20 @@ pub fn run(args: &AccuracyArgs) -> Result<(), CliError> {
     if args.replot {
         return report(args, &read_rows(&args.out.join("accuracy.csv"))?);
     }
-    let sosdp = PrivateMean::new(
-        Privacy::new(args.epsilon).corruption(args.corruption),
-        args.radius,
-    );
+    if !(0.0..1.0).contains(&args.delta) {
+        return Err(CliError::Invalid(format!(
+            "--delta must lie in [0, 1), got {}",
+            args.delta
+        )));
+    }
     for &n in &args.ns {
-        sosdp
-            .plan(n, args.dim)
-            .map_err(|e| CliError::Invalid(format!("n = {n}: {e}")))?;
+        sos_plan(args, n).map_err(|e| CliError::Invalid(format!("n = {n}: {e}")))?;
     }
 
     let mut rows = Rows::create(&args.out, "accuracy.csv")?;
-    let mut bar = Progress::new(args.ns.len() * args.reps * methods(args, 2, &sosdp).len());
+    let mut bar = Progress::new(args.ns.len() * args.reps * methods(args, 2).len());
     for &n in &args.ns {
-        let methods = methods(args, n, &sosdp);
+        let methods = methods(args, n);
         for rep in 0..args.reps {
             let seed = args.seed + n as u64 + rep as u64;
             let case = Case {
@@ -242,21 +254,56 @@ fn report(args: &AccuracyArgs, rows: &[Row]) -> Result<(), CliError> {
     )
 }
 
-/// sosdp and the baselines of MATH.md 6 for `n` records.
-fn methods(args: &AccuracyArgs, n: usize, sosdp: &PrivateMean) -> Vec<Box<dyn MeanEstimator>> {
-    vec![
-        Box::new(sosdp.clone()),
-        Box::new(EmpiricalMean),
-        Box::new(ClippedLaplaceMean::for_prior(
-            args.epsilon,
-            args.radius,
-            n,
-            args.dim,
-        )),
-        Box::new(CoordinateMedian),
-        Box::new(CoinPressMean::matching_pure(args.epsilon, args.radius)),
-        Box::new(FilterMean::new(args.corruption.max(0.01))),
-    ]
+/// The shared settings of the sum-of-squares mean.
+fn sos_privacy(args: &AccuracyArgs) -> Privacy {
+    Privacy::new(args.epsilon)
+        .delta(args.delta)
+        .corruption(args.corruption)
+}
+
+/// The sum-of-squares mean's plan for `n` records (checked before any run): the localised
+/// one with `--delta`, else the pure one with `--radius`.
+fn sos_plan(args: &AccuracyArgs, n: usize) -> Result<(), LearnError> {
+    if args.delta > 0.0 {
+        LocalisedMean::new(sos_privacy(args))
+            .plan(n, args.dim)
+            .map(|_| ())
+    } else {
+        PrivateMean::new(sos_privacy(args), args.radius)
+            .plan(n, args.dim)
+            .map(|_| ())
+    }
+}
+
+/// sosdp and the baselines of MATH.md 6 for `n` records; with `--delta`, the localised
+/// sum-of-squares mean and its approximate-DP peer first.
+fn methods(args: &AccuracyArgs, n: usize) -> Vec<Box<dyn MeanEstimator>> {
+    let sosdp: Vec<Box<dyn MeanEstimator>> = if args.delta > 0.0 {
+        vec![
+            Box::new(LocalisedMean::new(sos_privacy(args))),
+            Box::new(LocalisedClippedMean {
+                epsilon: args.epsilon,
+                delta: args.delta,
+            }),
+        ]
+    } else {
+        vec![Box::new(PrivateMean::new(sos_privacy(args), args.radius))]
+    };
+    sosdp
+        .into_iter()
+        .chain::<Vec<Box<dyn MeanEstimator>>>(vec![
+            Box::new(EmpiricalMean),
+            Box::new(ClippedLaplaceMean::for_prior(
+                args.epsilon,
+                args.radius,
+                n,
+                args.dim,
+            )),
+            Box::new(CoordinateMedian),
+            Box::new(CoinPressMean::matching_pure(args.epsilon, args.radius)),
+            Box::new(FilterMean::new(args.corruption.max(0.01))),
+        ])
+        .collect()
 }
 
 /// The markdown table: per method and n, the median and largest error and the median time.
@@ -272,8 +319,8 @@ fn summary(args: &AccuracyArgs, rows: &[Row]) -> String {
         )
     };
     let mut out = format!(
-        "Accuracy, d = {}, eps = {}, {corruption}, R = {}, |mu| = {}, {} repetitions; robust methods assume corruption {} \
-         (`sosdp bench accuracy --dim {} --ns {} --epsilon {} --corruption {} --adversary {adversary} --reps {}`)\n\n",
+        "Accuracy, d = {}, eps = {}{delta}, {corruption}, R = {}{localised}, |mu| = {}, {} repetitions; robust methods assume corruption {} \
+         (`sosdp bench accuracy --dim {} --ns {} --epsilon {}{delta_flag} --corruption {} --adversary {adversary} --distance {} --radius {} --mean-norm {} --reps {}`)\n\n",
         args.dim,
         args.epsilon,
         args.radius,
@@ -288,7 +335,25 @@ fn summary(args: &AccuracyArgs, rows: &[Row]) -> String {
             .join(","),
         args.epsilon,
         args.corruption,
+        args.distance,
+        args.radius,
+        args.mean_norm,
         args.reps,
+        delta = if args.delta > 0.0 {
+            format!(", delta = {}", args.delta)
+        } else {
+            String::new()
+        },
+        localised = if args.delta > 0.0 {
+            " (not given to the localised methods)"
+        } else {
+            ""
+        },
+        delta_flag = if args.delta > 0.0 {
+            format!(" --delta {}", args.delta)
+        } else {
+            String::new()
+        },
     );
     out.push_str("| method | privacy | n | median error | max error | median s | failed |\n|---|---|---|---|---|---|---|\n");
     let mut methods: Vec<&str> = Vec::new();

@@ -53,7 +53,7 @@ pub struct GaussianArgs {
     #[command(flatten)]
     common: CommonArgs,
     /// Prior bound R > 0 on the norm of the mean (the accuracy bounds assume |mu| <= R). The
-    /// fit is then pure (the release says delta = 0, whatever --delta is). Optional with
+    /// fit is then pure, and refuses --delta D > 0 before the data are read. Optional with
     /// --delta D > 0 and an explicit --kappa.
     #[arg(long, value_name = "R", allow_negative_numbers = true)]
     radius: Option<f64>,
