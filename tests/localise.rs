@@ -306,3 +306,66 @@ fn the_localised_gaussian_needs_delta_and_releases_null_when_refused() {
     assert!(release.refusal.is_some_and(|r| r.contains("threshold")));
     assert_eq!(release.delta, 1e-6);
 }
+
+/// The bounds of the localised Gaussian assume the localisation's ball wherever the pure
+/// learner's assumed `|mu| <= R`: the mean's only on pairs (the covariance's does not rest on
+/// the mean), both when centred (MATH 5.3b: the centring mean is the prior's). Plans only.
+#[test]
+fn the_localised_gaussians_bounds_assume_the_ball_where_they_assumed_the_prior() {
+    use sosdp::learn::{Centring, GaussianSettings};
+    for (centring, expected) in [
+        (Centring::Never, [false, true]),
+        (Centring::Always, [true, true]),
+    ] {
+        let learner = LocalisedGaussian::new(Privacy::new(2.0).delta(1e-6), 100.0).settings(
+            GaussianSettings {
+                centring,
+                ..GaussianSettings::default()
+            },
+        );
+        let (n, d) = (100_000, 5);
+        let plan = learner.plan(n, d).unwrap();
+        let bounds = learner.accuracy_bounds(&plan, n, d);
+        let assumes = |needle: &str| {
+            bounds
+                .iter()
+                .map(|b| b.assumptions.iter().any(|a| a.contains(needle)))
+                .collect::<Vec<bool>>()
+        };
+        assert_eq!(assumes("localisation's centre"), expected, "{centring:?}");
+        assert_eq!(assumes("|mu| <= R"), [false, false], "{centring:?}");
+        assert!(bounds.iter().all(|b| b.probability == 0.95));
+    }
+}
+
+/// No finite input makes the localised Gaussian fail after the data are read (MATH.md 7):
+/// records at the largest doubles among Gaussian ones, and all records identical, each end in
+/// a release, whose estimate (when there is one) is finite.
+#[test]
+fn extreme_records_end_in_a_localised_gaussian_release() {
+    let learner = LocalisedGaussian::new(Privacy::new(2.0).delta(1e-6).seed(2), 4.0);
+    let mut rng = StdRng::seed_from_u64(5);
+    let mut extreme = DMatrix::from_fn(8000, 2, |_, _| {
+        rand_distr::Distribution::<f64>::sample(&rand_distr::StandardNormal, &mut rng)
+    });
+    for (i, v) in [f64::MAX, -f64::MAX, 1e300, -1e300, f64::MIN_POSITIVE]
+        .iter()
+        .enumerate()
+    {
+        extreme[(i, 0)] = *v;
+        extreme[(i, 1)] = -*v;
+    }
+    let identical = DMatrix::from_fn(8000, 2, |_, j| if j == 0 { 1e6 } else { -1e6 });
+    for data in [extreme, identical] {
+        let release = learner.fit(&data).expect("a release").release;
+        if let Some(e) = &release.estimate {
+            assert!(
+                e.mean
+                    .iter()
+                    .chain(e.covariance.iter())
+                    .all(|v| v.is_finite()),
+                "{e:?}"
+            );
+        }
+    }
+}

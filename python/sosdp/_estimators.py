@@ -137,8 +137,8 @@ class _PrivateEstimator:
 
 _DELTA_DOC = """
     delta : float, default 0.0
-        The delta of (epsilon, delta)-DP, in [0, 1). With a prior radius the fit is pure and
-        its release says delta = 0. Without one (``radius=None``), delta > 0 finds the mean's
+        The delta of (epsilon, delta)-DP, in [0, 1). With a prior radius the fit is pure: the
+        mean's release says delta = 0, the Gaussian refuses delta > 0. Without one (``radius=None``), delta > 0 finds the mean's
         ball privately first (MATH.md 5.5 (a): 15% of epsilon and all of delta go to stable
         histograms on the coordinates of a random rotation); when no histogram bin passes its
         threshold the release has ``estimate`` None and a ``refusal`` reason, the estimate's
@@ -188,9 +188,10 @@ class PrivateMean(_PrivateEstimator):
         The prior ``|mu| <= radius`` (priors are never inferred from the data). Required
         unless ``delta`` > 0, which localises the mean privately instead.
 """
+        + _DELTA_DOC
         + _COMMON_DOC
-        + """    location_ : ndarray of shape (n_features,)
-        The private mean.
+        + """    location_ : ndarray of shape (n_features,) or None
+        The private mean (None when a localised fit released no estimate).
 """
     )
     _learner = "mean"
@@ -276,10 +277,10 @@ class PrivateGaussian(_PrivateEstimator):
 """
         + _DELTA_DOC
         + _COMMON_DOC
-        + """    location_ : ndarray of shape (n_features,)
-        The private mean.
-    covariance_ : ndarray of shape (n_features, n_features)
-        The private covariance.
+        + """    location_ : ndarray of shape (n_features,) or None
+        The private mean (None when a localised fit released no estimate).
+    covariance_ : ndarray of shape (n_features, n_features) or None
+        The private covariance (None when a localised fit released no estimate).
 """
     )
     _learner = "gaussian"

@@ -8,7 +8,7 @@ use nalgebra::DMatrix;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use sosdp_learn::localise::{LocalisationPlan, localise};
-use sosdp_learn::{LearnError, Learner, LocaliseSettings, LocalisedMean, check_data};
+use sosdp_learn::{LearnError, Learner, LocaliseSettings, LocalisedMean, Privacy, check_data};
 
 /// A localised fit that released no estimate, as the harness's error for this dataset.
 fn refused(reason: Option<String>) -> LearnError {
@@ -60,20 +60,11 @@ pub struct LocalisedClippedMean {
 }
 
 impl LocalisedClippedMean {
-    /// The localisation's plan for `n` records in `R^d` (no corruption assumed; beta 0.0125,
-    /// a quarter of the harness's 0.05).
+    /// The localisation's plan for `n` records in `R^d`: [`LocaliseSettings::plan`] with the
+    /// default settings, eps and delta, no corruption assumed and the default beta (0.05).
     fn plan(&self, n: usize, d: usize) -> Result<LocalisationPlan, LearnError> {
-        let settings = LocaliseSettings::default();
-        LocalisationPlan::new(
-            n,
-            d,
-            settings.epsilon_share * self.epsilon,
-            self.delta,
-            0.0,
-            settings.beta_share * 0.05,
-            settings.bin_width,
-            1.0,
-        )
+        let privacy = Privacy::new(self.epsilon).delta(self.delta);
+        LocaliseSettings::default().plan(&privacy, n, d, 1.0)
     }
 }
 
@@ -95,9 +86,10 @@ impl MeanEstimator for LocalisedClippedMean {
         check_data(data)?;
         let (n, d) = data.shape();
         let plan = self.plan(n, d)?;
+        let laplace = ClippedLaplaceMean::for_prior(self.epsilon - plan.epsilon, plan.radius, n, d);
+        laplace.grid(n)?; // its settings, checked before the data are read
         let centre = localise(data, &plan, &mut StdRng::seed_from_u64(seed))
             .ok_or_else(|| refused(Some("no bin above the threshold".into())))?;
-        let laplace = ClippedLaplaceMean::for_prior(self.epsilon - plan.epsilon, plan.radius, n, d);
         // Finite: |c| is at most sqrt(d) w 2^63 (the bins' indices saturate).
         let mut shifted = data.clone();
         for mut row in shifted.row_iter_mut() {
@@ -116,7 +108,6 @@ impl MeanEstimator for LocalisedClippedMean {
 mod tests {
     use super::*;
     use crate::{CorruptedSample, l2_error};
-    use sosdp_learn::Privacy;
 
     /// Both estimators find a mean 1e4 from the origin (d = 5, n = 20000, eps = 1,
     /// delta = 1e-6) within 0.3, and report a refusal (100 records) as an error.

@@ -502,7 +502,16 @@ impl LocalisedGaussian {
     /// size is out of the pure Gaussian's range).
     fn localised_plan(&self, n: usize, d: usize) -> Result<LocalisedGaussianPlan, LearnError> {
         let localisation = self.localise.plan(&self.privacy, n, d, self.kappa.sqrt())?;
-        let gaussian = self.pure_gaussian(localisation.radius).plan(n, d)?;
+        let gaussian = self
+            .pure_gaussian(localisation.radius)
+            .plan(n, d)
+            .map_err(|e| match e {
+                LearnError::InvalidSetting(reason) => LearnError::InvalidSetting(format!(
+                    "the localisation's ball (radius {:.1}: sqrt(d) times its bins' reach, which grows like sqrt(K)) is too wide for the pure Gaussian: {reason}",
+                    localisation.radius
+                )),
+                e => e,
+            })?;
         Ok(LocalisedGaussianPlan {
             localisation,
             gaussian,
@@ -510,8 +519,8 @@ impl LocalisedGaussian {
     }
 
     /// The accuracy bounds of `plan`: the pure Gaussian's, with the localisation's ball as the
-    /// prior on the mean, holding with probability `1 - beta`; `null` when the localisation's
-    /// coverage margin is not positive.
+    /// prior on the mean where they assumed `|mu| <= R`, holding with probability `1 - beta`;
+    /// those are `null` when the localisation's coverage margin is not positive.
     pub fn accuracy_bounds(
         &self,
         plan: &LocalisedGaussianPlan,
@@ -571,7 +580,8 @@ impl Learner for LocalisedGaussian {
             |plan| &plan.localisation,
             |plan, data, centre| {
                 // Finite records stay finite: |c| <= sqrt(d) w sqrt(kappa) 2^63 (the bins'
-                // indices saturate), far below the range of doubles.
+                // indices saturate; w and kappa <= 1e6 are validated), far below the range of
+                // doubles.
                 let mut shifted = data.clone();
                 for mut row in shifted.row_iter_mut() {
                     row -= centre.transpose();

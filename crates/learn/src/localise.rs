@@ -62,19 +62,19 @@
 //!   `eta0 n` records, so it holds a clean draw: `|b_j - m_j| <= w / 2 + t` and
 //!   `r = sqrt(d) (w / 2 + t)`.
 //!
-//! Either way `|c - mu| = |b - m| <= r` (the rotation is an isometry).
+//! Either way `|c - mu| = |b - m| <= r` (the rotation is an isometry). The chosen argument's
+//! smaller margin (with the threshold's), as a fraction of `n`, is
+//! [`LocalisationPlan::coverage_margin`]: when it is not positive the plan cannot guarantee the
+//! ball (the accuracy bound is then `null`). The corruption must stay below about `p_0 / 2`
+//! (0.25 for `w = 4`), since a cluster of `eta0 n` records in a far bin can otherwise outweigh
+//! the clean bin.
 //!
 //! **Scale.** For records from `N(mu, Sigma)` with `Sigma ⪯ s^2 I` (the Gaussian learner's
 //! prior `Sigma ⪯ K I`, `s = sqrt(K)`), the plan takes bins of width `w s` and every length
 //! above in units of `s`: `y_ij - m_j` has standard deviation `sigma_j <= s`, so its tails beyond
 //! `t s`, the mass `Phi(w s / sigma_j) - 1/2 >= p_0` of the bin holding `m_j` and the mass
 //! `1 - Phi(w s / (2 sigma_j)) <= 1 - Phi(w / 2)` beyond `w s / 2` all satisfy the bounds used
-//! above, which hold verbatim (the histogram's privacy does not depend on the scale). The chosen argument's
-//! smaller margin (with the threshold's), as a fraction of `n`, is
-//! [`LocalisationPlan::coverage_margin`]: when it is not positive the plan cannot guarantee the
-//! ball (the accuracy bound is then `null`). The corruption must stay below about `p_0 / 2`
-//! (0.25 for `w = 4`), since a cluster of `eta0 n` records in a far bin can otherwise outweigh
-//! the clean bin.
+//! above, which hold verbatim (the histogram's privacy does not depend on the scale).
 use crate::LearnError;
 use crate::privacy::{Privacy, seeded_rng};
 use crate::release::{AccuracyBound, Diagnostics, Fit, Release, StageRelease};
@@ -93,7 +93,8 @@ pub struct LocaliseSettings {
     /// corruption, and the ball at all with 10%; 0.1 plans 2-3% less error on clean data); the
     /// learner gets the rest.
     pub epsilon_share: f64,
-    /// The bins' width `w`, in units of the records' standard deviation (default 4).
+    /// The bins' width `w`, in units of the bound `s` on the records' standard deviation (1 for
+    /// the mean, `sqrt(K)` for the Gaussian; default 4).
     pub bin_width: f64,
     /// The share of `beta` of the localisation's coverage (default 0.25); the learner's accuracy
     /// bound gets the rest.
@@ -131,9 +132,7 @@ impl LocaliseSettings {
         }
         Ok(())
     }
-}
 
-impl LocaliseSettings {
     /// Refuse `privacy` without `delta > 0` for `learner` (a localisation is `(eps, delta)`-DP).
     pub(crate) fn require_delta(privacy: &Privacy, learner: &str) -> Result<(), LearnError> {
         if privacy.delta > 0.0 {
@@ -162,8 +161,9 @@ impl LocaliseSettings {
     }
 
     /// The localisation's plan for `n` records in `R^d` whose standard deviation in every
-    /// direction is at most `scale`.
-    pub(crate) fn plan(
+    /// direction is at most `scale`, with `privacy`'s eps (its share), delta, corruption and
+    /// beta (its share).
+    pub fn plan(
         &self,
         privacy: &Privacy,
         n: usize,
@@ -184,7 +184,7 @@ impl LocaliseSettings {
 }
 
 /// The localisation's public plan: every number of it is computed from `(n, d, eps_loc, delta,
-/// eta0, beta_loc, w)` before the data are read.
+/// eta0, beta_loc, w, s)` before the data are read.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct LocalisationPlan {
     /// `eps_loc`, the localisation's eps.
@@ -265,6 +265,11 @@ impl LocalisationPlan {
         let (nf, df) = (n as f64, d as f64);
         let eps_c = epsilon / df;
         let delta_c = delta / df;
+        if !(scale.is_finite() && scale > 0.0 && (bin_width * scale).is_finite()) {
+            return Err(LearnError::InvalidSetting(format!(
+                "the localisation's scale must be positive and finite (with the bins' width {bin_width} times it), got {scale}"
+            )));
+        }
         let a = 0.5 * eps_c;
         let q = (-a).exp();
         let threshold = 1.0 + 2.0 * (2.0 / delta_c).ln() / eps_c;
@@ -331,9 +336,18 @@ impl LocalisationPlan {
     /// localised fit's: the prior `|mu| <= r` ([`Privacy::mean_prior_assumption`]) replaced by
     /// the localisation's ball, the probability `1 - beta` of the whole fit (the localisation's
     /// `beta_loc` and the pure learner's rest), and `null` when the coverage margin is not
-    /// positive.
+    /// positive. A bound that does not assume the prior (the covariance's on pairs) keeps its
+    /// value and assumptions, with the probability `1 - beta`.
     pub(crate) fn qualify(&self, bound: AccuracyBound, privacy: &Privacy) -> AccuracyBound {
         let pure_prior = Privacy::mean_prior_assumption(self.radius);
+        if !bound.assumptions.contains(&pure_prior) {
+            // A bound that does not rest on the mean's prior (the covariance's on pairs) keeps
+            // its value; only its probability widens to the whole fit's.
+            return AccuracyBound {
+                probability: 1.0 - privacy.beta,
+                ..bound
+            };
+        }
         let assumptions = bound
             .assumptions
             .into_iter()

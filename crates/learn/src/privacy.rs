@@ -36,10 +36,11 @@ impl Privacy {
         }
     }
 
-    /// The `delta` of `(eps, delta)`-DP, in `[0, 1)` (default 0: pure DP). Only the mean without
-    /// a prior radius spends it ([`crate::LocalisedMean`], MATH.md 5.5 (a)); the mean with a
-    /// prior is pure and its release says `delta = 0`; the covariance and Gaussian learners
-    /// refuse `delta > 0` before the data are read.
+    /// The `delta` of `(eps, delta)`-DP, in `[0, 1)` (default 0: pure DP). Only the mean and the
+    /// Gaussian without a prior radius spend it ([`crate::LocalisedMean`],
+    /// [`crate::LocalisedGaussian`], MATH.md 5.5 (a)); the mean with a prior is pure and its
+    /// release says `delta = 0`; the covariance learner and the Gaussian with a prior refuse
+    /// `delta > 0` before the data are read.
     pub fn delta(mut self, delta: f64) -> Self {
         self.delta = delta;
         self
