@@ -534,7 +534,11 @@ fn bench_runtime_times_fits_and_evaluations_against_dimension() {
         .iter()
         .filter(|r| r[0] == "cold score evaluation (fast backend)")
         .count();
-    assert_eq!((fits.len(), scores), (3, 4), "{rows:?}");
+    let coinpress = rows
+        .iter()
+        .filter(|r| r[0] == "CoinPress mean (zCDP)" && r[6].parse::<f64>().is_ok())
+        .count();
+    assert_eq!((fits.len(), coinpress, scores), (3, 3, 4), "{rows:?}");
     assert!(
         rows.iter()
             .all(|r| r[7] == "ok" && r[5].parse::<f64>().unwrap() > 0.0),
@@ -578,7 +582,7 @@ fn bench_runtime_times_fits_and_evaluations_against_dimension() {
         "{slope:.2} {summary}"
     );
     assert!(
-        summary.contains("Fits at d = 20 have no CM stage at n = 300"),
+        summary.contains("Private fits at d = 20 have no CM stage at their n"),
         "{summary}"
     );
     let mut replot = args.to_vec();
@@ -590,6 +594,39 @@ fn bench_runtime_times_fits_and_evaluations_against_dimension() {
         String::from_utf8_lossy(&again.stderr)
     );
     assert_eq!(String::from_utf8_lossy(&again.stdout), summary);
+    // n growing with d: 300 d records, capped at 400.
+    let grown = TempDir::new("runtime-grown");
+    let out = sosdp(&[
+        "bench",
+        "runtime",
+        "--dims",
+        "1,2",
+        "--n-per-dim",
+        "300",
+        "--max-n",
+        "400",
+        "--reps",
+        "1",
+        "--out",
+        grown.0.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let sizes: Vec<(String, String)> = csv_rows(&grown.0.join("runtime.csv"))
+        .iter()
+        .map(|r| (r[1].clone(), r[2].clone()))
+        .collect();
+    assert_eq!(sizes.len(), 6, "{sizes:?}");
+    assert!(
+        sizes
+            .iter()
+            .all(|(d, n)| (d, n) == (&"1".into(), &"300".into())
+                || (d, n) == (&"2".into(), &"400".into())),
+        "{sizes:?}"
+    );
 }
 
 #[test]
@@ -634,6 +671,7 @@ fn bench_harness_rejects_bad_settings() {
         "--dims needs a comma-separated list of positive integers",
     );
     assert_rejected(&runtime(&["--reps", "0"]), "--reps at least 1");
+    assert_rejected(&runtime(&["--n-per-dim", "100"]), "cannot be used with");
     assert_rejected(
         &runtime(&["--corruption", "-0.1"]),
         "--corruption must be in [0, 0.5)",

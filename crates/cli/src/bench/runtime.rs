@@ -1,11 +1,14 @@
-//! `sosdp bench runtime`: time of one private-mean fit (MATH.md 5.1) and of one cold score
-//! evaluation (the fast CM backend, 3.2) against the dimension.
+//! `sosdp bench runtime`: time of one private-mean fit (MATH.md 5.1), of CoinPress's mean on
+//! the same data, and of one cold score evaluation (the fast CM backend, 3.2) against the
+//! dimension.
 //!
 //! The fit runs on `n` draws of `N(mu, I_d)`, `|mu| = 5`, with a fraction `--corruption`
 //! replaced by a tight cluster at distance 5 (adversary (a) of MATH.md 6), at `--epsilon`,
-//! prior radius 10 and the same corruption bound. The score evaluation is the instance of
-//! `sosdp bench score` (its own seeded data of size `n x d`), evaluated cold at one random
-//! theta near its minimiser. Each repetition draws new data.
+//! prior radius 10 and the same corruption bound; `n` is `--n`, or `--n-per-dim` times `d`
+//! capped at `--max-n` (so that every dimension has the records its CM stages need). CoinPress
+//! (rho = eps^2 / 2 zCDP, the same R) runs on the same data. The score evaluation is the
+//! instance of `sosdp bench score` (its own seeded data of size `n x d`), evaluated cold at one
+//! random theta near its minimiser. Each repetition draws new data.
 //!
 //! Each fit row names its plan's stage mechanisms (`plan`: e.g. `additive+cm+cm`, fixed by
 //! `(n, d)` before the data are read). Where the plan has no CM stage (at a small `n` for the
@@ -20,7 +23,7 @@ use clap::Args;
 use serde::{Deserialize, Serialize};
 use sosdp_eval::calibration::Case;
 use sosdp_eval::plot::{Figure, Series, SeriesLabelPosition, growth_exponent};
-use sosdp_eval::{Adversary, l2_error, quantile};
+use sosdp_eval::{Adversary, CoinPressMean, MeanEstimator, l2_error, quantile};
 use sosdp_learn::{Learner, Privacy, PrivateMean, Schedule, StageMechanism};
 use sosdp_score::{FastCm, ScoreOracle};
 use std::fmt::Write as _;
@@ -35,6 +38,7 @@ const MEAN_NORM: f64 = 5.0;
 const CLUSTER_DISTANCE: f64 = 5.0;
 
 const FIT: &str = "private-mean fit";
+const COINPRESS: &str = "CoinPress mean (zCDP)";
 const SCORE: &str = "cold score evaluation (fast backend)";
 
 #[derive(Debug, Args)]
@@ -47,9 +51,20 @@ pub struct RuntimeArgs {
         default_value = "2,5,10,20,50"
     )]
     dims: Vec<usize>,
-    /// Number of records.
-    #[arg(long, value_name = "N")]
-    n: usize,
+    /// Number of records, the same at every dimension (or give --n-per-dim).
+    #[arg(
+        long,
+        value_name = "N",
+        conflicts_with = "n_per_dim",
+        required_unless_present = "n_per_dim"
+    )]
+    n: Option<usize>,
+    /// Records per dimension: n = K d at dimension d, capped at --max-n.
+    #[arg(long, value_name = "K")]
+    n_per_dim: Option<usize>,
+    /// The cap of --n-per-dim.
+    #[arg(long, value_name = "N", default_value_t = 100_000)]
+    max_n: usize,
     /// Repetitions per dimension (new data each time).
     #[arg(long, value_name = "K", default_value_t = 3)]
     reps: usize,
@@ -103,13 +118,33 @@ struct Row {
     plan: String,
 }
 
+impl RuntimeArgs {
+    /// The number of records at dimension `d`.
+    fn n(&self, d: usize) -> usize {
+        match (self.n, self.n_per_dim) {
+            (Some(n), _) => n,
+            (None, Some(k)) => (k * d).min(self.max_n),
+            (None, None) => unreachable!("clap requires --n or --n-per-dim"),
+        }
+    }
+
+    /// The records' option as the command line gives it.
+    fn n_flag(&self) -> String {
+        match self.n_per_dim {
+            Some(k) => format!("--n-per-dim {k} --max-n {}", self.max_n),
+            None => format!("--n {}", self.n(1)),
+        }
+    }
+}
+
 pub fn run(args: &RuntimeArgs) -> Result<(), CliError> {
     positive_list("dims", &args.dims)?;
     positive("epsilon", args.epsilon)?;
-    if args.n < 2 || args.reps == 0 {
+    if args.dims.iter().any(|&d| args.n(d) < 2) || args.reps == 0 {
         return Err(CliError::Invalid(format!(
-            "--n must be at least 2 and --reps at least 1, got {} and {}",
-            args.n, args.reps
+            "every dimension needs at least 2 records (--n, --n-per-dim) and --reps at least 1, got {} and {}",
+            args.n_flag(),
+            args.reps
         )));
     }
     corruption_fraction(args.corruption)?;
@@ -124,9 +159,9 @@ pub fn run(args: &RuntimeArgs) -> Result<(), CliError> {
         .filter(|&&d| fits(d))
         .map(|&d| {
             learner(args)
-                .plan(args.n, d)
+                .plan(args.n(d), d)
                 .map(|plan| (d, stage_kinds(&plan)))
-                .map_err(|e| CliError::Invalid(format!("d = {d}, n = {}: {e}", args.n)))
+                .map_err(|e| CliError::Invalid(format!("d = {d}, n = {}: {e}", args.n(d))))
         })
         .collect::<Result<std::collections::BTreeMap<usize, String>, CliError>>()?;
 
@@ -134,7 +169,7 @@ pub fn run(args: &RuntimeArgs) -> Result<(), CliError> {
     let total = args
         .dims
         .iter()
-        .map(|&d| if fits(d) { 2 } else { 1 })
+        .map(|&d| if fits(d) { 3 } else { 1 })
         .sum::<usize>()
         * args.reps;
     let mut bar = Progress::new(total);
@@ -142,13 +177,14 @@ pub fn run(args: &RuntimeArgs) -> Result<(), CliError> {
         for rep in 0..args.reps {
             let seed = args.seed + 1000 * d as u64 + rep as u64;
             if let Some(plan) = plans.get(&d) {
-                bar.set_message(format!("fit d = {d}, rep {rep}"));
-                let row = fit(args, d, rep, seed, plan);
-                rows.push(row)?;
-                bar.inc(1);
+                bar.set_message(format!("fits d = {d}, rep {rep}"));
+                for row in fits_on_one_sample(args, d, rep, seed, plan) {
+                    rows.push(row)?;
+                    bar.inc(1);
+                }
             }
             bar.set_message(format!("score d = {d}, rep {rep}"));
-            let row = score(args.n, d, rep, seed);
+            let row = score(args.n(d), d, rep, seed);
             rows.push(row)?;
             bar.inc(1);
         }
@@ -163,7 +199,7 @@ fn report(args: &RuntimeArgs, rows: &[Row]) -> Result<(), CliError> {
         rows.iter()
             .filter(move |r| r.kind == kind && r.status == "ok")
     };
-    let mut series = [FIT, SCORE].map(|kind| Series {
+    let mut series = [FIT, COINPRESS, SCORE].map(|kind| Series {
         label: kind.into(),
         points: ok(kind).map(|r| (r.dim as f64, r.seconds)).collect(),
         dashed: false,
@@ -175,8 +211,10 @@ fn report(args: &RuntimeArgs, rows: &[Row]) -> Result<(), CliError> {
         .copied()
         .filter(|&d| ok(FIT).any(|r| r.dim == d && !r.plan.is_empty() && !r.plan.contains("cm")))
         .collect();
-    let fit_errors: Vec<(usize, f64)> = ok(FIT)
-        .filter_map(|r| r.error.map(|e| (r.dim, e)))
+    let fit_errors: Vec<(&str, usize, f64)> = rows
+        .iter()
+        .filter(|r| r.status == "ok")
+        .filter_map(|r| r.error.map(|e| (r.kind.as_str(), r.dim, e)))
         .collect();
     let summary = summary(args, &series, &fit_errors, rows, &additive_only);
     for s in &mut series {
@@ -187,8 +225,11 @@ fn report(args: &RuntimeArgs, rows: &[Row]) -> Result<(), CliError> {
     }
     let figure = Figure {
         title: format!(
-            "sosdp runtime against dimension (n = {}, eps = {}, {}% corrupted)",
-            args.n,
+            "sosdp runtime against dimension ({}, eps = {}, {}% corrupted)",
+            match args.n_per_dim {
+                Some(k) => format!("n = {k} d, at most {}", args.max_n),
+                None => format!("n = {}", args.n(1)),
+            },
             args.epsilon,
             100.0 * args.corruption
         ),
@@ -228,15 +269,17 @@ fn learner(args: &RuntimeArgs) -> PrivateMean {
     )
 }
 
-fn fit(args: &RuntimeArgs, d: usize, rep: usize, seed: u64, plan: &str) -> Row {
+/// The private-mean fit and CoinPress's mean on one sample of dimension `d`.
+fn fits_on_one_sample(args: &RuntimeArgs, d: usize, rep: usize, seed: u64, plan: &str) -> [Row; 2] {
     let adversary = Adversary::ShiftedCluster {
         distance: CLUSTER_DISTANCE,
         axis: 0,
         spread: 0.1,
     };
+    let n = args.n(d);
     let case = Case {
         label: String::new(),
-        n: args.n,
+        n,
         d,
         epsilon: args.epsilon,
         radius: RADIUS,
@@ -245,29 +288,34 @@ fn fit(args: &RuntimeArgs, d: usize, rep: usize, seed: u64, plan: &str) -> Row {
         adversary,
     };
     let data = case.sample(seed).data;
-    let start = Instant::now();
-    let learner = learner(args);
-    let privacy = learner.privacy().seed(seed);
-    let result = learner.with_privacy(privacy).fit(&data);
-    let seconds = start.elapsed().as_secs_f64();
-    let (error, status) = match result {
-        Ok(fit) => (
-            Some(l2_error(fit.release.estimate.as_slice(), &case.mean())),
-            "ok".into(),
-        ),
-        Err(e) => (None, e.to_string()),
+    let row = |kind: &str, plan: &str, estimator: &dyn MeanEstimator| {
+        let start = Instant::now();
+        let result = estimator.estimate(&data, seed);
+        let seconds = start.elapsed().as_secs_f64();
+        let (error, status) = match result {
+            Ok(estimate) => (Some(l2_error(&estimate, &case.mean())), "ok".into()),
+            Err(e) => (None, e.to_string()),
+        };
+        Row {
+            kind: kind.into(),
+            dim: d,
+            n,
+            rep,
+            seed,
+            seconds,
+            error,
+            plan: plan.to_string(),
+            status,
+        }
     };
-    Row {
-        kind: FIT.into(),
-        dim: d,
-        n: args.n,
-        rep,
-        seed,
-        seconds,
-        error,
-        plan: plan.to_string(),
-        status,
-    }
+    [
+        row(FIT, plan, &learner(args)),
+        row(
+            COINPRESS,
+            "",
+            &CoinPressMean::matching_pure(args.epsilon, RADIUS),
+        ),
+    ]
 }
 
 fn score(n: usize, d: usize, rep: usize, seed: u64) -> Row {
@@ -297,17 +345,20 @@ fn score(n: usize, d: usize, rep: usize, seed: u64) -> Row {
 }
 
 /// The markdown table: median and largest time per (kind, d), the fits' median error and plan,
-/// and the growth exponents (the fit's over the dimensions whose plan has a CM stage).
+/// and the growth exponents (the private fit's over the dimensions whose plan has a CM stage).
 fn summary(
     args: &RuntimeArgs,
-    series: &[Series; 2],
-    fit_errors: &[(usize, f64)],
+    series: &[Series; 3],
+    fit_errors: &[(&str, usize, f64)],
     rows: &[Row],
     additive_only: &[usize],
 ) -> String {
     let mut out = format!(
-        "Runtime, n = {}, eps = {}, corruption {} (`sosdp bench runtime --dims {} --n {} --reps {} --epsilon {} --corruption {}{}`)\n\n",
-        args.n,
+        "Runtime, {}, eps = {}, corruption {} (`sosdp bench runtime --dims {} {} --reps {} --epsilon {} --corruption {}{}`)\n\n",
+        match args.n_per_dim {
+            Some(k) => format!("n = {k} d (at most {})", args.max_n),
+            None => format!("n = {}", args.n(1)),
+        },
         args.epsilon,
         args.corruption,
         args.dims
@@ -315,7 +366,7 @@ fn summary(
             .map(usize::to_string)
             .collect::<Vec<_>>()
             .join(","),
-        args.n,
+        args.n_flag(),
         args.reps,
         args.epsilon,
         args.corruption,
@@ -323,7 +374,7 @@ fn summary(
             .map_or(String::new(), |m| format!(" --max-fit-dim {m}")),
     );
     out.push_str(
-        "| what | d | runs | median s | max s | median l2 error | plan |\n|---|---|---|---|---|---|---|\n",
+        "| what | d | n | runs | median s | max s | median l2 error | plan |\n|---|---|---|---|---|---|---|---|\n",
     );
     for s in series {
         for &d in &args.dims {
@@ -338,8 +389,8 @@ fn summary(
             }
             let errors: Vec<f64> = fit_errors
                 .iter()
-                .filter(|e| e.0 == d && s.label == FIT)
-                .map(|e| e.1)
+                .filter(|e| e.1 == d && e.0 == s.label)
+                .map(|e| e.2)
                 .collect();
             let error = if errors.is_empty() {
                 "".into()
@@ -353,8 +404,9 @@ fn summary(
                 .map_or("", |r| r.plan.as_str());
             let _ = writeln!(
                 out,
-                "| {} | {d} | {} | {:.3} | {max:.3} | {error} | {plan} |",
+                "| {} | {d} | {} | {} | {:.3} | {max:.3} | {error} | {plan} |",
                 s.label,
+                args.n(d),
                 times.len(),
                 quantile(&times, 0.5)
             );
@@ -372,13 +424,12 @@ fn summary(
     if !additive_only.is_empty() {
         let _ = writeln!(
             out,
-            "\nFits at d = {} have no CM stage at n = {} (additive stages only: one pass over the records, accuracy near the prior), so they are left out of the fit's exponent.",
+            "\nPrivate fits at d = {} have no CM stage at their n (additive stages only: one pass over the records, accuracy near the prior), so they are left out of the fit's exponent.",
             additive_only
                 .iter()
                 .map(usize::to_string)
                 .collect::<Vec<_>>()
                 .join(", "),
-            args.n
         );
     }
     out
