@@ -4,22 +4,25 @@
 //! power: the same bounds moved by two points towards the score are refuted), and a release is
 //! bit-identical with and without the compressed answers.
 //!
-//! The compressed program is forced at small `D` (`compress_from = 0`, `compress_answer_free =
-//! 1`); by default it only runs from `D = 31`, where cold starts are expensive.
+//! The compressed program is forced at small `D` (`large_rank = 0`, `compress_answer_free = 1`);
+//! by default it only runs from `D = 31`, where cold starts are expensive.
 mod common;
 
 use common::{cluster_instance, short_release};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use rand_distr::{Distribution, StandardNormal};
-use sosdp_score::{ClarabelCm, FastCm, FastSettings, ScoreOracle};
+use sosdp_score::{ClarabelCm, CompressSettings, FastCm, FastSettings, ScoreOracle};
 
 /// Settings that run the compressed test at every size.
 fn forced(rank: usize) -> FastSettings {
     FastSettings {
-        compress_rank: rank,
-        compress_from: 0,
-        compress_answer_free: 1.0,
+        large_rank: 0,
+        compress: CompressSettings {
+            compress_rank: rank,
+            compress_answer_free: 1.0,
+            ..CompressSettings::default()
+        },
         ..FastSettings::default()
     }
 }

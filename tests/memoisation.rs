@@ -8,7 +8,9 @@ use nalgebra::DVector;
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use rand_distr::{Distribution, StandardNormal};
-use sosdp_score::{Certificate, CertifiedMean, ClarabelCm, FastCm, FastSettings, ScoreOracle};
+use sosdp_score::{
+    Certificate, CertifiedMean, ClarabelCm, FastCm, FastSettings, MemorySettings, ScoreOracle,
+};
 
 fn point(rng: &mut StdRng, centre: &[f64], radius: f64) -> Vec<f64> {
     let g: Vec<f64> = centre
@@ -128,7 +130,10 @@ fn the_release_is_the_same_with_and_without_memoisation() {
     let cm = cluster_instance(7, n, d, gamma);
     let run = |kept: usize| {
         let oracle = FastCm::new(cm.clone()).with_settings(FastSettings {
-            kept_certificates: kept,
+            memory: MemorySettings {
+                kept_certificates: kept,
+                ..MemorySettings::default()
+            },
             ..FastSettings::default()
         });
         (short_release(&oracle, d, gamma), oracle.memo_answers())

@@ -18,8 +18,8 @@ use sosdp_sampler::{
     release,
 };
 use sosdp_score::{
-    CertifiedMean, Chord, FastCm, FastSettings, Refinement, ScoreError, ScoreEval, ScoreOracle,
-    decide,
+    CertifiedMean, Chord, FastCm, FastSettings, Refinement, RepairSettings, ScoreError, ScoreEval,
+    ScoreOracle, decide,
 };
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -223,7 +223,10 @@ fn decisions_through_the_fallback_reach_the_floor() {
     let (problem, _) = stage(300, 3);
     let n = problem.n() as f64;
     let fast = FastCm::new(problem).with_settings(FastSettings {
-        max_rounds: 0,
+        repair: RepairSettings {
+            max_rounds: 0,
+            ..RepairSettings::default()
+        },
         ..FastSettings::default()
     });
     let floor = fast.refinement().floor_points(n);

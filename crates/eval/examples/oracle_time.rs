@@ -29,14 +29,10 @@ fn main() {
         arg(2, 3.0) as usize,
     );
     let (gamma, step) = (arg(3, 2.0), arg(4, 0.2));
-    let settings = FastSettings {
-        grouped_rounds: if arg(5, 1.0) == 0.0 {
-            0
-        } else {
-            FastSettings::default().grouped_rounds
-        },
-        ..FastSettings::default()
-    };
+    let mut settings = FastSettings::default();
+    if arg(5, 1.0) == 0.0 {
+        settings.aggregate.grouped_rounds = 0;
+    }
     let mut rng = StdRng::seed_from_u64(1);
     let sample = CorruptedSample::identity_covariance(
         &mut rng,

@@ -36,7 +36,10 @@ pub mod ipm;
 pub mod reference;
 pub mod sp;
 
-pub use active_set::{EvalStats, FastSettings};
+pub use active_set::{
+    AggregateSettings, ColdStartSettings, CompressSettings, EvalStats, FastSettings,
+    MemorySettings, RepairSettings,
+};
 pub use anchor::reference::minimise_cm;
 pub use anchor::{Anchor, BallDomain};
 pub use cm::fast::FastCm;

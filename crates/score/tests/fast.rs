@@ -503,11 +503,20 @@ fn fast_sp_agrees_with_clarabel() {
 /// share of the evaluations (the accepted round was grouped).
 #[test]
 fn aggregated_rounds_agree_with_clarabel() {
-    use sosdp_score::FastSettings;
+    use sosdp_score::{AggregateSettings, CompressSettings, FastSettings};
+    // `large_rank = 0` also turns on the compressed program, whose answers would bracket the
+    // evaluations near kept cuts instead of the grouped rounds under test: off.
     let settings = FastSettings {
-        aggregate_free: 16,
-        aggregate_rank: 0,
-        group_core: 2,
+        large_rank: 0,
+        aggregate: AggregateSettings {
+            aggregate_free: 16,
+            group_core: 2,
+            ..AggregateSettings::default()
+        },
+        compress: CompressSettings {
+            compress_rank: 0,
+            ..CompressSettings::default()
+        },
         ..FastSettings::default()
     };
     let (mut checked, mut grouped) = (0, 0);
@@ -560,8 +569,8 @@ fn newton_variant_agrees(vary: impl Fn(&mut sosdp_score::ipm::IpmSettings)) {
     let mut variant = FastSettings::default();
     for ipm in [
         &mut variant.round,
-        &mut variant.subsample_round,
-        &mut variant.compress_round,
+        &mut variant.cold.subsample_round,
+        &mut variant.compress.compress_round,
     ] {
         vary(ipm);
     }
@@ -622,19 +631,23 @@ struct CompressedPaths {
 }
 
 /// Membership questions and evaluations with the compressed program made active at a small
-/// size (`compress_from = 0`, `cold_guess_rank = 0`) on top of `base`. Queries alternate between
+/// size (`large_rank = 0`) on top of `base`. Queries alternate between
 /// a point inside and far points, at levels within a few points of the reference score on both
 /// sides; every answer must match clarabel's score and every bracket must contain it, and every
 /// evaluation at the inside point must be at most `1e-3` wide.
 fn compressed_questions(base: sosdp_score::FastSettings) -> CompressedPaths {
-    use sosdp_score::FastSettings;
+    use sosdp_score::{AggregateSettings, CompressSettings, FastSettings};
     let settings = FastSettings {
-        compress_from: 0,
-        compress_answer_free: 1.0,
-        cold_guess_rank: 0,
-        aggregate_free: 16,
-        aggregate_rank: 0,
-        group_core: 2,
+        large_rank: 0,
+        compress: CompressSettings {
+            compress_answer_free: 1.0,
+            ..base.compress
+        },
+        aggregate: AggregateSettings {
+            aggregate_free: 16,
+            group_core: 2,
+            ..base.aggregate
+        },
         ..base
     };
     let (n, d, g) = (3000, 6, 1.3);
@@ -701,7 +714,7 @@ fn compressed_questions(base: sosdp_score::FastSettings) -> CompressedPaths {
 /// weights without the full LMI's repair fails the bracket assertion.
 #[test]
 fn compressed_answers_and_relaxed_starts_are_right() {
-    use sosdp_score::FastSettings;
+    use sosdp_score::{CompressSettings, FastSettings};
     let repaired = compressed_questions(FastSettings::default());
     assert!(repaired.no >= 1, "the compressed program certified no NO");
     assert!(repaired.yes >= 1, "the compressed program certified no YES");
@@ -710,8 +723,11 @@ fn compressed_answers_and_relaxed_starts_are_right() {
         "the compressed program bracketed no evaluation"
     );
     let unrepaired = compressed_questions(FastSettings {
-        compress_repairs: 0,
-        compress_margin: 0.9,
+        compress: CompressSettings {
+            compress_repairs: 0,
+            compress_margin: 0.9,
+            ..CompressSettings::default()
+        },
         ..FastSettings::default()
     });
     assert!(

@@ -13,7 +13,10 @@ pub mod group;
 pub mod settings;
 pub mod warm;
 
-pub use settings::FastSettings;
+pub use settings::{
+    AggregateSettings, ColdStartSettings, CompressSettings, FastSettings, MemorySettings,
+    RepairSettings,
+};
 
 use self::fold::{ActiveSet, Origin, Status, classify, classify_keeping, contradicts, margins};
 use self::group::Grouping;
@@ -152,7 +155,7 @@ struct Rounds<'p, 'a, F: Fn(&Problem) -> bool> {
     reduced_ok: &'p F,
     t0: &'p [f64],
     /// Points of score per objective unit (`|scale|` of the [`ScoreMap`]) when the first round
-    /// of a cold start may be solved loosely ([`FastSettings::loose_share`]); 0: never
+    /// of a cold start may be solved loosely ([`ColdStartSettings::loose_share`]); 0: never
     /// (subsample levels).
     loose_scale: f64,
 }
@@ -164,12 +167,12 @@ impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
     }
 
     /// The aggregation of the free weights of `reduced` ([`group`]), when there are more than
-    /// [`FastSettings::aggregate_free`] of them, the rank of the Newton system's low-rank part
-    /// is at least [`FastSettings::aggregate_rank`], and the set carries margins to group by.
+    /// [`AggregateSettings::aggregate_free`] of them, the rank of the Newton system's low-rank part
+    /// is at least [`FastSettings::large_rank`], and the set carries margins to group by.
     fn grouping(&self, set: &ActiveSet, reduced: &Problem) -> Option<Grouping> {
         let free = set.free();
-        if free.len() <= self.settings.aggregate_free
-            || low_rank(self.full) < self.settings.aggregate_rank
+        if free.len() <= self.settings.aggregate.aggregate_free
+            || low_rank(self.full) < self.settings.large_rank
             || set.margins().len() != self.full.upper.len()
         {
             return None;
@@ -179,7 +182,7 @@ impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
             return None;
         }
         debug_assert_eq!(m.len(), reduced.upper.len());
-        Grouping::by_margins(&m, self.settings.group_core)
+        Grouping::by_margins(&m, self.settings.aggregate.group_core)
     }
 
     /// Each round solves the reduced problem of `set` and hands the expanded weights and the
@@ -193,7 +196,7 @@ impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
     /// A warm guess ([`Origin::Guess`]) gives way to a cold start when its first dual
     /// contradicts more statuses than one repair frees: repairing a guess that far off grows
     /// the free set to a large share of the weights, far costlier than a cold start. A guess
-    /// whose fold is infeasible also gives way from [`FastSettings::cold_guess_rank`] on;
+    /// whose fold is infeasible also gives way from [`FastSettings::large_rank`] on;
     /// below it, it is unfolded like any other set (weights with the smallest margins first),
     /// which cost less than a cold start at `D = 10` (clean fits 2.6-3.1 s against 4.2-5.6 s).
     fn run<R>(
@@ -206,22 +209,22 @@ impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
         let n = full.upper.len();
         let mut stats = EvalStats::default();
         let mut tolerance = self.tolerance.clone();
-        let mut late_left = self.settings.late_rederive;
-        let mut grouped_left = self.settings.grouped_rounds;
+        let mut late_left = self.settings.repair.late_rederive;
+        let mut grouped_left = self.settings.aggregate.grouped_rounds;
         let mut estimate = set.estimate();
         let mut guess = set.origin() == Origin::Guess;
         // The first round of the current start (a warm guess may give way to a cold start).
         let mut first = 0;
-        for round in 0..self.settings.max_rounds {
-            if round + 1 == self.settings.max_rounds && set.count(Status::Free) < n {
+        for round in 0..self.settings.repair.max_rounds {
+            if round + 1 == self.settings.repair.max_rounds && set.count(Status::Free) < n {
                 set.update(full, vec![Status::Free; n]);
             }
-            // From `cold_guess_rank` on, a warm guess whose fold is infeasible at this `theta` is
+            // From `large_rank` on, a warm guess whose fold is infeasible at this `theta` is
             // far off (the query lies well outside the body the guessed dual came from): a cold
             // start instead.
             if round == first
                 && guess
-                && low_rank(full) >= self.settings.cold_guess_rank
+                && low_rank(full) >= self.settings.large_rank
                 && !(self.reduced_ok)(&set.reduce(full))
             {
                 set = self.cold_start();
@@ -240,13 +243,13 @@ impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
                 Some(removed) => IpmSettings {
                     gap_tol: tolerance
                         .gap_tol
-                        .max(self.settings.loose_share * removed / self.loose_scale),
-                    feas_tol: self.settings.loose_feas_tol,
+                        .max(self.settings.cold.loose_share * removed / self.loose_scale),
+                    feas_tol: self.settings.cold.loose_feas_tol,
                     ..tolerance.clone()
                 },
                 None => tolerance.clone(),
             };
-            let grouping = (grouped_left > 0 && round + 1 < self.settings.max_rounds)
+            let grouping = (grouped_left > 0 && round + 1 < self.settings.repair.max_rounds)
                 .then(|| self.grouping(&set, &reduced))
                 .flatten();
             let sol = match &grouping {
@@ -287,7 +290,7 @@ impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
             let fresh = {
                 // Where the margins are degenerate (the score a small fraction of n, see
                 // `cold_set`), an accurate first dual still orders the weights: beyond
-                // `settings.degenerate` times the budget unfolded, the budget holds (the plain
+                // `settings.cold.degenerate` times the budget unfolded, the budget holds (the plain
                 // classification can leave most weights free).
                 let plain = classify(&m, self.settings.margin);
                 if round == first && loose.is_none() {
@@ -296,7 +299,7 @@ impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
                         full.upper.iter().zip(&a).map(|(u, a)| u - a).sum(),
                     );
                     let unfolded = plain.iter().filter(|s| **s != Status::Upper).count();
-                    if unfolded > self.settings.degenerate * keep {
+                    if unfolded > self.settings.cold.degenerate * keep {
                         classify_keeping(&m, self.settings.margin, keep)
                     } else {
                         plain
@@ -321,8 +324,8 @@ impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
                 continue;
             }
             if guess
-                && round + 1 - first >= self.settings.guess_rounds
-                && low_rank(full) >= self.settings.cold_guess_rank
+                && round + 1 - first >= self.settings.repair.guess_rounds
+                && low_rank(full) >= self.settings.large_rank
             {
                 // A warm guess still undecided after `guess_rounds` rounds: at a large Newton
                 // rank its repairs head for the full problem (every weight free, tens of
@@ -341,16 +344,15 @@ impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
                 // After the loose round, fewer: its dual's contradictions come partly from its
                 // inexactness.
                 let budget = if loose.is_some() {
-                    self.settings.min_repair
+                    self.settings.repair.min_repair
                 } else {
                     repair_budget(self.settings, stats.free)
                 };
                 keep_most_contradicted(&mut contradicted, &m, budget);
-                // The first repair re-derives the other statuses from this dual; later repairs
-                // only free weights, so that the free set grows and the rounds cannot cycle,
-                // except (at most `settings.late_rederive` times) when an accurate dual would at least
-                // halve the free set (after a far-off fold, weights freed early are decided
-                // again).
+                // The first repair re-derives the other statuses from this dual; later repairs only
+                // free weights, so that the free set grows and the rounds cannot cycle, except (at
+                // most `settings.repair.late_rederive` times) when an accurate dual would at least
+                // halve the free set (after a far-off fold, weights freed early are decided again).
                 let rederive = round == first
                     || (late_left > 0
                         && accurate
@@ -408,9 +410,9 @@ impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
 }
 
 /// Largest number of contradicted weights one repair round frees: twice the free weights of
-/// the round, at least [`FastSettings::min_repair`].
+/// the round, at least [`RepairSettings::min_repair`].
 pub(crate) fn repair_budget(settings: &FastSettings, free: usize) -> usize {
-    (2 * free).max(settings.min_repair)
+    (2 * free).max(settings.repair.min_repair)
 }
 
 /// Keep the `budget` weights of `contradicted` whose margins `m` are largest in absolute value
@@ -476,17 +478,16 @@ pub fn next_set(
     set
 }
 
-/// Active set for a cold evaluation, from a cascade of subsamples: the same program on an
-/// evenly spaced subsample of `max(settings.subsample, n / settings.cascade)` weights, rescaled so that
-/// it estimates the same dual (costs and row coefficients per weight times `n / n_s`, points
-/// times `sqrt(n / n_s)`), is solved (its own cold set coming from the next smaller subsample)
-/// until its dual contradicts none of its statuses; every weight of `full` is then classified
-/// by its margin under that dual with `settings.cold_margin`. With `budget`, at most
-/// the cold budget of them (for the weight the subsample's optimum removes) stay
-/// unfolded, and the set is marked as an estimate ([`Origin::Estimate`]) so that its
-/// first round is solved loosely ([`FastSettings::loose_share`]). The smallest level is solved with every
-/// weight free (a level is solved directly when the next one would have more than half its
-/// weights).
+/// Active set for a cold evaluation, from a cascade of subsamples: the same program on an evenly
+/// spaced subsample of `max(settings.cold.subsample, n / settings.cold.cascade)` weights, rescaled
+/// so that it estimates the same dual (costs and row coefficients per weight times `n / n_s`,
+/// points times `sqrt(n / n_s)`), is solved (its own cold set coming from the next smaller
+/// subsample) until its dual contradicts none of its statuses; every weight of `full` is then
+/// classified by its margin under that dual with `settings.cold.cold_margin`. With `budget`, at
+/// most the cold budget of them (for the weight the subsample's optimum removes) stay unfolded, and
+/// the set is marked as an estimate ([`Origin::Estimate`]) so that its first round is solved
+/// loosely ([`ColdStartSettings::loose_share`]). The smallest level is solved with every weight
+/// free (a level is solved directly when the next one would have more than half its weights).
 ///
 /// The anchor goes without the budget and the loose round: its certified ball needs the
 /// interior solution that a larger free set gives (with either, the fast anchor's radius came
@@ -503,13 +504,13 @@ pub fn cold_set(
     budget: bool,
 ) -> ActiveSet {
     let n = full.upper.len();
-    let ns = settings.subsample.max(n / settings.cascade);
-    if 2 * ns > n || settings.subsample == 0 {
+    let ns = settings.cold.subsample.max(n / settings.cold.cascade);
+    if 2 * ns > n || settings.cold.subsample == 0 {
         return ActiveSet::all_free(full);
     }
     let sub = subsample(full, ns);
     let start = cold_set(&sub, settings, reduced_ok, t0, budget);
-    let tolerance = settings.subsample_round.clone();
+    let tolerance = settings.cold.subsample_round.clone();
     let rounds = Rounds {
         full: &sub,
         settings,
@@ -540,7 +541,7 @@ pub fn cold_set(
     let m = margins(full, &sol.block_duals, &sol.row_duals);
     let mut status = classify_keeping(
         &m,
-        settings.cold_margin,
+        settings.cold.cold_margin,
         if budget {
             cold_budget(full, settings, removed)
         } else {
@@ -573,19 +574,19 @@ pub fn cold_set(
 
 /// Most weights an active set derived from an estimated dual leaves unfolded
 /// ([`classify_keeping`]) when the program removes about `removed` weight:
-/// `2 removed + unfolded_slack` ([`FastSettings::unfolded_slack`]).
+/// `2 removed + unfolded_slack` ([`ColdStartSettings::unfolded_slack`]).
 pub fn unfolded_budget(settings: &FastSettings, removed: f64) -> usize {
-    (2.0 * removed.max(0.0)).ceil() as usize + settings.unfolded_slack
+    (2.0 * removed.max(0.0)).ceil() as usize + settings.cold.unfolded_slack
 }
 
 /// The unfolded budget of a cold set: [`unfolded_budget`], or `removed + unfolded_slack` when
 /// the rank `m` of the Newton system's low-rank part is at least
-/// [`FastSettings::tight_rank`]. Above `m` free weights an iteration costs `m^2` per free
+/// [`ColdStartSettings::tight_rank`]. Above `m` free weights an iteration costs `m^2` per free
 /// weight (Woodbury), so at large `m` the loose first round's extra `removed` weights cost
 /// more than the repairs they spare.
 fn cold_budget(full: &Problem, settings: &FastSettings, removed: f64) -> usize {
-    if low_rank(full) >= settings.tight_rank {
-        removed.max(0.0).ceil() as usize + settings.unfolded_slack
+    if low_rank(full) >= settings.cold.tight_rank {
+        removed.max(0.0).ceil() as usize + settings.cold.unfolded_slack
     } else {
         unfolded_budget(settings, removed)
     }
@@ -595,9 +596,9 @@ fn cold_budget(full: &Problem, settings: &FastSettings, removed: f64) -> usize {
 /// `cold_free_rank` times the rank `m` of the Newton system's low-rank part and
 /// `min_cold_free` (fields of [`FastSettings`]).
 fn cold_cap(full: &Problem, settings: &FastSettings) -> usize {
-    (full.upper.len() / settings.cold_free_divisor)
-        .max(settings.cold_free_rank * low_rank(full))
-        .max(settings.min_cold_free)
+    (full.upper.len() / settings.cold.cold_free_divisor)
+        .max(settings.cold.cold_free_rank * low_rank(full))
+        .max(settings.cold.min_cold_free)
 }
 
 /// The rank `m = sum_b p_b (p_b + 1) / 2` of the low-rank part of the Newton system's weight
@@ -662,7 +663,7 @@ pub fn conclude(
         None => Ok((
             reference()?,
             EvalStats {
-                rounds: settings.max_rounds,
+                rounds: settings.repair.max_rounds,
                 fallback: true,
                 ..EvalStats::default()
             },

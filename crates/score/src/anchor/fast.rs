@@ -12,7 +12,7 @@
 //! score, then certified exactly like [`crate::anchor::minimise_cm`] (same bracket, same
 //! radius), so both backends return the same kind of [`Anchor`].
 use crate::ScoreError;
-use crate::active_set::{FastSettings, cold_set, solve_certified};
+use crate::active_set::{cold_set, solve_certified};
 use crate::anchor::{Anchor, BallDomain, anchor_at, check_ball};
 use crate::cm::fast::FastCm;
 use crate::cm::fast::cm_map;
@@ -31,10 +31,8 @@ impl FastCm {
         let n = cm.n() as f64;
         let full = self.anchor_problem(ball);
         let t0 = vec![0.0; cm.dim()];
-        let settings = FastSettings {
-            cold_margin: self.settings.anchor_cold_margin,
-            ..self.settings.clone()
-        };
+        let mut settings = self.settings.clone();
+        settings.cold.cold_margin = settings.cold.anchor_cold_margin;
         let start = cold_set(&full, &settings, &|_: &Problem| true, &t0, false);
         let theta_of = |w: &[f64]| -> Vec<f64> {
             w.iter()

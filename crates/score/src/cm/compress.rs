@@ -105,16 +105,16 @@ impl CertifiedMean {
         orthonormal_basis(&vectors)
     }
 
-    /// The cut and the weights of the program compressed onto the columns of `basis`
-    /// (orthonormal, `(D+1) x k`) at `theta` (module doc). `scaled_points` are `zh_i / sqrt(n)` as columns.
-    /// The weights whose margin `margins_i` (of a nearby dual) exceeds
-    /// [`FastSettings::compress_margin`] in absolute value start folded at their bound; a fold
-    /// that overfills the compressed LMI is unfolded, and the statuses each solve's dual
+    /// The cut and the weights of the program compressed onto the columns of `basis` (orthonormal,
+    /// `(D+1) x k`) at `theta` (module doc). `scaled_points` are `zh_i / sqrt(n)` as columns. The
+    /// weights whose margin `margins_i` (of a nearby dual) exceeds
+    /// [`crate::CompressSettings::compress_margin`] in absolute value start folded at their bound;
+    /// a fold that overfills the compressed LMI is unfolded, and the statuses each solve's dual
     /// contradicts are freed and the program solved again, at most
-    /// [`FastSettings::compress_repairs`] times (the active set of the full program, in `k`
-    /// dimensions). `None` when nothing is left to unfold. The solve stops once its dual objective is
-    /// [`FastSettings::compress_stop`] points above `level` or its primal objective that far
-    /// below (then the compressed program cannot certify "above `level`").
+    /// [`crate::CompressSettings::compress_repairs`] times (the active set of the full program, in
+    /// `k` dimensions). `None` when nothing is left to unfold. The solve stops once its dual
+    /// objective is [`crate::CompressSettings::compress_stop`] points above `level` or its primal
+    /// objective that far below (then the compressed program cannot certify "above `level`").
     pub fn compressed_cut(
         &self,
         theta: &[f64],
@@ -130,7 +130,10 @@ impl CertifiedMean {
             basis.transpose() * self.b_matrix(theta) * basis,
             Cow::Borrowed(&compressed),
         );
-        let mut set = ActiveSet::with_status(&problem, classify(margins, settings.compress_margin));
+        let mut set = ActiveSet::with_status(
+            &problem,
+            classify(margins, settings.compress.compress_margin),
+        );
         set.set_margins(margins.to_vec());
         let mut repairs = 0;
         let (sol, weights) = loop {
@@ -143,12 +146,12 @@ impl CertifiedMean {
             let fold_cost = problem.cost_a * set.folded_mass();
             let score = |objective: f64| n + n * (objective + fold_cost);
             let a0: Vec<f64> = reduced.upper.iter().map(|u| 0.5 * u).collect();
-            let sol = ipm::solve(&reduced, &a0, &[], &settings.compress_round, |p| {
+            let sol = ipm::solve(&reduced, &a0, &[], &settings.compress.compress_round, |p| {
                 level.is_some_and(|level| {
                     p.primal_residual < settings.stop_residual
                         && p.dual_residual < settings.stop_residual
-                        && (score(p.dual_objective) > level + settings.compress_stop
-                            || score(p.primal_objective) < level - settings.compress_stop)
+                        && (score(p.dual_objective) > level + settings.compress.compress_stop
+                            || score(p.primal_objective) < level - settings.compress.compress_stop)
                 })
             });
             // The statuses this dual contradicts (`k^2` flops a point) are freed, the most
@@ -157,7 +160,7 @@ impl CertifiedMean {
             let mut contradicted: Vec<usize> = (0..m.len())
                 .filter(|&i| contradicts(set.status()[i], m[i]))
                 .collect();
-            if contradicted.is_empty() || repairs == settings.compress_repairs {
+            if contradicted.is_empty() || repairs == settings.compress.compress_repairs {
                 let weights = set.expand(&problem, &sol.a);
                 break (sol, weights);
             }

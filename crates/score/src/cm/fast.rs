@@ -200,9 +200,10 @@ impl FastCm {
         }
     }
 
-    /// Keep the cut of a solve (the oldest one goes when there are [`FastSettings::kept_cuts`]).
+    /// Keep the cut of a solve (the oldest one goes when there are
+    /// [`crate::MemorySettings::kept_cuts`]).
     pub(crate) fn keep_cut(&self, cut: Cut) {
-        keep_newest(&self.cuts, cut, self.settings.kept_cuts);
+        keep_newest(&self.cuts, cut, self.settings.memory.kept_cuts);
     }
 
     /// The largest lower bound the kept cuts of the compressed program give at `theta`.
@@ -215,9 +216,9 @@ impl FastCm {
     }
 
     /// Keep the certificate of a solve (the oldest one goes when there are
-    /// [`FastSettings::kept_certificates`]).
+    /// [`crate::MemorySettings::kept_certificates`]).
     fn keep_certificate(&self, certificate: Certificate) {
-        let most = self.settings.kept_certificates;
+        let most = self.settings.memory.kept_certificates;
         if most == 0 {
             return;
         }
@@ -250,11 +251,11 @@ impl FastCm {
     }
 
     /// For a query at `theta` whose warm guess `start` (from the kept cut `cut`) folds an
-    /// infeasible set: the program compressed around `cut`'s dual ([`crate::cm::compress`]).
-    /// Its cut may certify NO; otherwise the statuses its margins give are the guess, once
-    /// their fold is feasible. While it is not, the fold's most violated direction (the bottom
-    /// eigenvector of `B(theta)` minus the folded scatter) joins the subspace and the
-    /// compressed program is solved again, at most [`FastSettings::relaxed_directions`] times.
+    /// infeasible set: the program compressed around `cut`'s dual ([`crate::cm::compress`]). Its
+    /// cut may certify NO; otherwise the statuses its margins give are the guess, once their fold
+    /// is feasible. While it is not, the fold's most violated direction (the bottom eigenvector of
+    /// `B(theta)` minus the folded scatter) joins the subspace and the compressed program is solved
+    /// again, at most [`crate::CompressSettings::relaxed_directions`] times.
     fn relaxed_start(
         &self,
         full: &Problem,
@@ -265,9 +266,9 @@ impl FastCm {
     ) -> Relaxed {
         let cm = self.problem();
         let n = cm.n() as f64;
-        let mut basis = cm.compression_basis(theta, cut, self.settings.compress_rank);
+        let mut basis = cm.compression_basis(theta, cut, self.settings.compress.compress_rank);
         let mut margins: Vec<f64> = cut.quad.iter().map(|q| 1.0 - q / n).collect();
-        for extra in 0..=self.settings.relaxed_directions {
+        for extra in 0..=self.settings.compress.relaxed_directions {
             let Some(Compressed { cut: relaxed, .. }) =
                 cm.compressed_cut(theta, &basis, &self.points, &margins, level, &self.settings)
             else {
@@ -287,15 +288,23 @@ impl FastCm {
                 .with_origin(Origin::Guess);
             let (bottom, direction) = bottom_eigenpair(&guess.reduce(full).blocks[0].constant);
             if bottom > 0.0 {
-                keep_newest(&self.compressed_cuts, relaxed, self.settings.kept_cuts);
+                keep_newest(
+                    &self.compressed_cuts,
+                    relaxed,
+                    self.settings.memory.kept_cuts,
+                );
                 return Relaxed::Guess(guess);
             }
-            if extra == self.settings.relaxed_directions {
+            if extra == self.settings.compress.relaxed_directions {
                 // Still infeasible: the folded weights the compressed dual is least sure of
                 // are freed until the fold is feasible.
                 let mut guess = guess;
                 if unfold_until_feasible(full, &mut guess, fold_feasible) {
-                    keep_newest(&self.compressed_cuts, relaxed, self.settings.kept_cuts);
+                    keep_newest(
+                        &self.compressed_cuts,
+                        relaxed,
+                        self.settings.memory.kept_cuts,
+                    );
                     return Relaxed::Guess(guess);
                 }
                 break;
@@ -306,18 +315,18 @@ impl FastCm {
         Relaxed::Nothing
     }
 
-    /// True when at most [`FastSettings::compress_answer_free`] of the weights would be free
-    /// in the program compressed around `cut` (their margins under its dual within
-    /// [`FastSettings::compress_margin`] of 0): otherwise its solve costs more than the warm
-    /// or cold full solve it would spare.
+    /// True when at most [`crate::CompressSettings::compress_answer_free`] of the weights would be
+    /// free in the program compressed around `cut` (their margins under its dual within
+    /// [`crate::CompressSettings::compress_margin`] of 0): otherwise its solve costs more than the
+    /// warm or cold full solve it would spare.
     fn compressible(&self, cut: &Cut) -> bool {
         let n = self.problem().n() as f64;
         let free = cut
             .quad
             .iter()
-            .filter(|q| (1.0 - *q / n).abs() <= self.settings.compress_margin)
+            .filter(|q| (1.0 - *q / n).abs() <= self.settings.compress.compress_margin)
             .count();
-        free as f64 <= self.settings.compress_answer_free * n
+        free as f64 <= self.settings.compress.compress_answer_free * n
     }
 
     /// A membership question at `level` answered on the program compressed around the kept
@@ -329,7 +338,7 @@ impl FastCm {
     /// at most `accuracy` wide (the compressed solve then runs to a tenth of it).
     /// While neither holds and the weights violate the full LMI, its most violated direction
     /// (the bottom eigenvector of `L(theta, a)`) joins the subspace and the program is solved
-    /// again, at most [`FastSettings::relaxed_directions`] times. Returns the answer's
+    /// again, at most [`crate::CompressSettings::relaxed_directions`] times. Returns the answer's
     /// bracket and certificate (YES) when decided, and the last compressed cut.
     fn compressed_answer(
         &self,
@@ -344,13 +353,16 @@ impl FastCm {
         // An evaluation needs the compressed optimum to a tenth of the bracket width.
         let mut settings = self.settings.clone();
         if level.is_none() {
-            settings.compress_round.gap_tol =
-                settings.compress_round.gap_tol.min(0.1 * accuracy / n);
+            settings.compress.compress_round.gap_tol = settings
+                .compress
+                .compress_round
+                .gap_tol
+                .min(0.1 * accuracy / n);
         }
         let margins: Vec<f64> = cut.quad.iter().map(|q| 1.0 - q / n).collect();
-        let mut basis = cm.compression_basis(theta, cut, self.settings.compress_rank);
+        let mut basis = cm.compression_basis(theta, cut, self.settings.compress.compress_rank);
         let mut last = None;
-        for _ in 0..=self.settings.relaxed_directions {
+        for _ in 0..=self.settings.compress.relaxed_directions {
             let Some(solved) =
                 cm.compressed_cut(theta, &basis, &self.points, &margins, level, &settings)
             else {
@@ -492,8 +504,8 @@ impl FastCm {
             ));
         }
         let full = self.full_problem(cm.b_matrix(theta));
-        let relax = self.settings.compress_rank > 0
-            && low_rank(&full) >= self.settings.compress_from
+        let relax = self.settings.compress.compress_rank > 0
+            && low_rank(&full) >= self.settings.large_rank
             && tightest
                 .as_ref()
                 .is_some_and(|(cut, _)| self.compressible(cut));
@@ -503,7 +515,11 @@ impl FastCm {
             // where the full program may need a cold start.
             let (answer, relaxed) = self.compressed_answer(theta, level, accuracy, cut);
             if let Some(relaxed) = relaxed {
-                keep_newest(&self.compressed_cuts, relaxed, self.settings.kept_cuts);
+                keep_newest(
+                    &self.compressed_cuts,
+                    relaxed,
+                    self.settings.memory.kept_cuts,
+                );
             }
             if let Some((eval, certificate)) = answer {
                 if level.is_some() {
@@ -552,7 +568,11 @@ impl FastCm {
                     let bound = relaxed.value(theta);
                     self.compressed_answers.fetch_add(1, Ordering::Relaxed);
                     self.keep_warm(start);
-                    keep_newest(&self.compressed_cuts, relaxed, self.settings.kept_cuts);
+                    keep_newest(
+                        &self.compressed_cuts,
+                        relaxed,
+                        self.settings.memory.kept_cuts,
+                    );
                     return Ok((
                         ScoreEval::bracketed(n, bound, n),
                         EvalStats {
