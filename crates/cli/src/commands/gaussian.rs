@@ -6,7 +6,7 @@
 //! the non-private diagnostics to a separate file. `sosdp gaussian --delta D --kappa K` without
 //! `--radius` localises the mean first (MATH.md 5.5 (a)); a refused localisation prints
 //! `"estimate": null` with a `"refusal"` reason (exit status 0: a refusal is a release).
-use super::{LearnerArgs, run_learner};
+use super::{DeltaArg, LearnerArgs, run_learner};
 use crate::CliError;
 use clap::{Args, ValueEnum};
 use sosdp_learn::{
@@ -57,19 +57,8 @@ pub struct GaussianArgs {
     /// --delta D > 0 and an explicit --kappa.
     #[arg(long, value_name = "R", allow_negative_numbers = true)]
     radius: Option<f64>,
-    /// delta of (eps, delta)-DP, in [0, 1) (default 0: pure DP, which needs --radius). Without
-    /// --radius, a delta > 0 lets the fit find the mean's ball privately (MATH.md 5.5 (a)): 15%
-    /// of eps and all of delta go to stable histograms (bins 4 sqrt(K) wide) on the coordinates
-    /// of a random rotation, the rest to the pure Gaussian on the records centred by the
-    /// ball's centre. When no histogram bin passes its threshold, the release has
-    /// "estimate": null and a "refusal" reason. Use delta well below 1/n.
-    #[arg(
-        long,
-        value_name = "D",
-        default_value_t = 0.0,
-        allow_negative_numbers = true
-    )]
-    delta: f64,
+    #[command(flatten)]
+    delta: DeltaArg,
     /// Whether the covariance's refinement is centred by the mean (MATH 5.3b): `planned`
     /// keeps the smaller planned covariance error of the two, before the data are read. The
     /// default is `never`: centred stages are far slower on large or clustered data for now.
@@ -112,7 +101,7 @@ pub fn run_covariance(args: &CovarianceArgs) -> Result<(), CliError> {
 /// Run `sosdp gaussian`: the pure Gaussian with `--radius`, the localised one without it.
 pub fn run_gaussian(args: &GaussianArgs) -> Result<(), CliError> {
     let a = &args.common;
-    let privacy = a.learner.privacy().delta(args.delta);
+    let privacy = a.learner.privacy().delta(args.delta.delta);
     let settings = GaussianSettings {
         centring: args.centring.into(),
         ..GaussianSettings::default()
@@ -122,7 +111,7 @@ pub fn run_gaussian(args: &GaussianArgs) -> Result<(), CliError> {
             let learner = PrivateGaussian::new(privacy, radius, a.kappa()).settings(settings);
             run_learner(&a.learner, "step", &learner)
         }
-        (None, _) if args.delta == 0.0 => Err(CliError::Invalid(
+        (None, _) if args.delta.delta == 0.0 => Err(CliError::Invalid(
             "sosdp gaussian needs a prior --radius R (pure DP), or --delta D > 0 with --kappa K to localise the mean privately without one (MATH.md 5.5 (a))".into(),
         )),
         (None, None) => Err(CliError::Invalid(

@@ -6,7 +6,7 @@
 //! mean privately first (MATH.md 5.5 (a)), and a refused localisation prints
 //! `"estimate": null` with a `"refusal"` reason (exit status 0: a refusal is a release).
 //! `--diagnostics FILE` writes the non-private diagnostics to a separate file.
-use super::{LearnerArgs, run_learner};
+use super::{DeltaArg, LearnerArgs, run_learner};
 use crate::CliError;
 use clap::Args;
 use sosdp_learn::{LocalisedMean, PrivateMean};
@@ -21,27 +21,16 @@ pub struct MeanArgs {
     /// says delta = 0, whatever --delta is). Optional with --delta D > 0.
     #[arg(long, value_name = "R", allow_negative_numbers = true)]
     radius: Option<f64>,
-    /// delta of (eps, delta)-DP, in [0, 1) (default 0: pure DP, which needs --radius). Without
-    /// --radius, a delta > 0 lets the fit find the mean's ball privately (MATH.md 5.5 (a)): 15% of
-    /// eps and all of delta go to stable histograms on the coordinates of a random
-    /// rotation (grid, threshold and split in the printed plan), the rest to the pure mean in
-    /// that ball. When no histogram bin passes its threshold, the release has "estimate": null
-    /// and a "refusal" reason. Use delta well below 1/n.
-    #[arg(
-        long,
-        value_name = "D",
-        default_value_t = 0.0,
-        allow_negative_numbers = true
-    )]
-    delta: f64,
+    #[command(flatten)]
+    delta: DeltaArg,
 }
 
 /// Run `sosdp mean`: the pure mean with `--radius`, the localised mean without it.
 pub fn run(args: &MeanArgs) -> Result<(), CliError> {
-    let privacy = args.common.privacy().delta(args.delta);
+    let privacy = args.common.privacy().delta(args.delta.delta);
     match args.radius {
         Some(radius) => run_learner(&args.common, "stage", &PrivateMean::new(privacy, radius)),
-        None if args.delta == 0.0 => Err(CliError::Invalid(
+        None if args.delta.delta == 0.0 => Err(CliError::Invalid(
             "sosdp mean needs a prior --radius R (pure DP), or --delta D > 0 to localise the mean privately without one (MATH.md 5.5 (a))".into(),
         )),
         None => run_learner(&args.common, "stage", &LocalisedMean::new(privacy)),

@@ -78,6 +78,25 @@ pub struct LearnerArgs {
     pub threads: Option<u16>,
 }
 
+/// `--delta` of `sosdp mean` and `sosdp gaussian`.
+#[derive(Debug, Args)]
+pub struct DeltaArg {
+    /// delta of (eps, delta)-DP, in [0, 1) (default 0: pure DP, which needs --radius). Without
+    /// --radius, a delta > 0 lets the fit find the mean's ball privately (MATH.md 5.5 (a)): 15%
+    /// of eps and all of delta go to stable histograms on the coordinates of a random rotation
+    /// (bins 4 standard deviations wide, 4 sqrt(K) for `gaussian`; grid, threshold and split in
+    /// the printed plan), the rest to the pure learner on the records centred by the ball's
+    /// centre. When no histogram bin passes its threshold, the release has "estimate": null and
+    /// a "refusal" reason. Use delta well below 1/n.
+    #[arg(
+        long,
+        value_name = "D",
+        default_value_t = 0.0,
+        allow_negative_numbers = true
+    )]
+    pub delta: f64,
+}
+
 impl LearnerArgs {
     /// The shared settings of these arguments.
     pub fn privacy(&self) -> Privacy {
