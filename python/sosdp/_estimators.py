@@ -138,9 +138,10 @@ class _PrivateEstimator:
 _DELTA_DOC = """
     delta : float, default 0.0
         The delta of (epsilon, delta)-DP, in [0, 1). With a prior radius the fit is pure: the
-        mean's release says delta = 0, the Gaussian refuses delta > 0. Without one (``radius=None``), delta > 0 finds the mean's
-        ball privately first (MATH.md 5.5 (a): 15% of epsilon and all of delta go to stable
-        histograms on the coordinates of a random rotation); when no histogram bin passes its
+        mean's release says delta = 0, the Gaussian refuses delta > 0. Without one
+        (``radius=None``), delta > 0 finds the mean's ball privately first (MATH.md 5.5 (a):
+        15% of epsilon and all of delta go to stable histograms on the coordinates of a random
+        rotation); when no histogram bin passes its
         threshold the release has ``estimate`` None and a ``refusal`` reason, the estimate's
         attributes are None and a UserWarning says so. Use delta well below 1 / n.
 """
