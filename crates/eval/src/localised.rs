@@ -7,7 +7,7 @@ use crate::baseline::{ClippedLaplaceMean, Guarantee, MeanEstimator};
 use nalgebra::DMatrix;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
-use sosdp_learn::localise::{LocalisationPlan, localise};
+use sosdp_learn::localise::{LocalisationPlan, localise, shift_rows};
 use sosdp_learn::{LearnError, Learner, LocaliseSettings, LocalisedMean, Privacy, check_data};
 
 /// A localised fit that released no estimate, as the harness's error for this dataset.
@@ -90,11 +90,7 @@ impl MeanEstimator for LocalisedClippedMean {
         laplace.grid(n)?; // its settings, checked before the data are read
         let centre = localise(data, &plan, &mut StdRng::seed_from_u64(seed))
             .ok_or_else(|| refused(Some("no bin above the threshold".into())))?;
-        // Finite: |c| is at most sqrt(d) w 2^63 (the bins' indices saturate).
-        let mut shifted = data.clone();
-        for mut row in shifted.row_iter_mut() {
-            row -= centre.transpose();
-        }
+        let shifted = shift_rows(data.clone(), &centre);
         let estimate = laplace.release(&shifted, Some(seed.wrapping_add(1)))?;
         Ok(estimate
             .iter()

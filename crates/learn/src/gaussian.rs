@@ -11,7 +11,7 @@
 //! (already private), which is adaptive composition, so the fit is eps-DP.
 use crate::covariance::{CovariancePlan, CovarianceSettings, PrivateCovariance};
 use crate::learner::{Learner, Plan, check_size};
-use crate::localise::{LocalisationPlan, LocaliseSettings, fit_localised};
+use crate::localise::{LocalisationPlan, LocaliseSettings, fit_localised, shift_rows};
 use crate::mean::PrivateMean;
 use crate::privacy::Privacy;
 use crate::projection::{clean_radius, project_rows};
@@ -579,13 +579,8 @@ impl Learner for LocalisedGaussian {
             plan,
             |plan| &plan.localisation,
             |plan, data, centre| {
-                // Finite records stay finite: |c| <= sqrt(d) w sqrt(kappa) 2^63 (the bins'
-                // indices saturate; w and kappa <= 1e6 are validated), far below the range of
-                // doubles.
-                let mut shifted = data.clone();
-                for mut row in shifted.row_iter_mut() {
-                    row -= centre.transpose();
-                }
+                // Finite records stay finite (w and kappa <= 1e6 are validated).
+                let shifted = shift_rows(data.clone(), centre);
                 let fit = self
                     .pure_gaussian(plan.localisation.radius)
                     .fit_with_progress(&shifted, progress)?;
@@ -593,11 +588,11 @@ impl Learner for LocalisedGaussian {
                     mean: fit.release.estimate.mean + centre,
                     covariance: fit.release.estimate.covariance,
                 };
-                let accuracy = self.accuracy_bounds(plan, n, d);
+
                 Ok((
                     estimate,
                     fit.release.stage_releases,
-                    accuracy,
+                    fit.release.accuracy,
                     fit.diagnostics,
                 ))
             },

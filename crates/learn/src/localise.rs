@@ -463,14 +463,16 @@ pub fn localise<R: Rng + ?Sized>(
 }
 
 /// What a localised learner's pure part returns on the records shifted by `-c`, given `c`: the
-/// estimate in the records' frame, the stage releases, the accuracy bounds and the diagnostics.
+/// estimate in the records' frame, the stage releases, the pure learner's accuracy bounds
+/// (qualified by [`LocalisationPlan::qualify`] in the release) and the diagnostics.
 pub(crate) type PureFit<E> = (E, Vec<StageRelease>, Vec<AccuracyBound>, Diagnostics);
 
 /// The fit of a localised learner (MATH.md 5.5 (a)) with the public `plan` (whose localisation
 /// is `localisation`): the localisation with the fit's seeded randomness, then `pure` on the
 /// data given the released centre `c` (its seed is the fit's plus one:
 /// [`LocaliseSettings::pure_privacy`]). The release's stage releases are `c`, then the pure
-/// part's. When some coordinate keeps no bin, the release has no estimate, the reason in
+/// part's; its accuracy bounds are the pure part's, qualified by the localisation. When some
+/// coordinate keeps no bin, the release has no estimate, the reason in
 /// `refusal` and nothing else computed from the data.
 pub(crate) fn fit_localised<E, P>(
     data: &DMatrix<f64>,
@@ -483,49 +485,55 @@ pub(crate) fn fit_localised<E, P>(
     let clock = std::time::Instant::now();
     let loc = localisation(&plan);
     let epsilon = loc.epsilon;
-    let Some(centre) = localise(data, loc, &mut rng) else {
-        let reason = format!(
-            "no estimate: in some rotated coordinate no histogram bin (width {}) kept a noisy count above the threshold {} (too few records concentrated in one bin)",
-            loc.bin_width, loc.threshold
-        );
-        let diagnostics = Diagnostics {
-            elapsed_s: clock.elapsed().as_secs_f64(),
-            ..Diagnostics::default()
-        };
-        let release = Release::localised(
-            None,
-            privacy,
-            epsilon,
-            plan,
-            Vec::new(),
-            Vec::new(),
-            Some(reason),
-        );
-        return Ok(Fit {
-            release,
-            diagnostics,
-        });
+    let (estimate, stage_releases, accuracy, mut diagnostics, refusal) = match localise(
+        data, loc, &mut rng,
+    ) {
+        None => {
+            let reason = format!(
+                "no estimate: in some rotated coordinate no histogram bin (width {}) kept a noisy count above the threshold {} (too few records concentrated in one bin)",
+                loc.bin_width, loc.threshold
+            );
+            let diagnostics = Diagnostics::default();
+            (None, Vec::new(), Vec::new(), diagnostics, Some(reason))
+        }
+        Some(centre) => {
+            let (estimate, releases, accuracy, diagnostics) = pure(&plan, data, &centre)?;
+            let accuracy = accuracy
+                .into_iter()
+                .map(|bound| loc.qualify(bound, privacy))
+                .collect();
+            let mut stage_releases = vec![StageRelease {
+                step: "localisation centre".into(),
+                release: centre.as_slice().to_vec(),
+            }];
+            stage_releases.extend(releases);
+            (Some(estimate), stage_releases, accuracy, diagnostics, None)
+        }
     };
-    let (estimate, releases, accuracy, mut diagnostics) = pure(&plan, data, &centre)?;
-    let mut stage_releases = vec![StageRelease {
-        step: "localisation centre".into(),
-        release: centre.as_slice().to_vec(),
-    }];
-    stage_releases.extend(releases);
     diagnostics.elapsed_s = clock.elapsed().as_secs_f64();
     let release = Release::localised(
-        Some(estimate),
+        estimate,
         privacy,
         epsilon,
         plan,
         stage_releases,
         accuracy,
-        None,
+        refusal,
     );
     Ok(Fit {
         release,
         diagnostics,
     })
+}
+
+/// The records (rows of `data`) shifted by `-centre`: finite for finite records, since a
+/// localisation's centre is at most `sqrt(d) w s 2^63` from the origin (the bins' indices
+/// saturate), far inside the range of doubles.
+pub fn shift_rows(mut data: DMatrix<f64>, centre: &DVector<f64>) -> DMatrix<f64> {
+    for mut row in data.row_iter_mut() {
+        row -= centre.transpose();
+    }
+    data
 }
 
 #[cfg(test)]

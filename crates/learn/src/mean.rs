@@ -21,7 +21,7 @@
 //! runs the pure mean above in that ball.
 use crate::LearnError;
 use crate::learner::{Learner, Plan, check_size, records_needed};
-use crate::localise::{LocalisationPlan, LocaliseSettings, fit_localised};
+use crate::localise::{LocalisationPlan, LocaliseSettings, fit_localised, shift_rows};
 use crate::norm_noise;
 use crate::privacy::{Privacy, seeded_rng};
 use crate::projection::project_rows;
@@ -516,14 +516,12 @@ impl Learner for LocalisedMean {
                 // Project onto the first stage's public ball around c before shifting (the
                 // difference of two finite numbers can overflow; that of a projected record
                 // cannot).
-                let mut shifted = project_rows(
+                let projected = project_rows(
                     data,
                     centre.as_slice(),
                     plan.mean.stages[0].projection_radius,
                 );
-                for mut row in shifted.row_iter_mut() {
-                    row -= centre.transpose();
-                }
+                let shifted = shift_rows(projected, centre);
                 let fit = self
                     .pure_mean(plan.localisation.radius)
                     .fit_with_progress(&shifted, progress)?;
@@ -540,8 +538,7 @@ impl Learner for LocalisedMean {
                     })
                     .collect();
                 let estimate = fit.release.estimate + centre;
-                let accuracy = vec![self.accuracy_bound(plan)];
-                Ok((estimate, releases, accuracy, fit.diagnostics))
+                Ok((estimate, releases, fit.release.accuracy, fit.diagnostics))
             },
         )
     }
