@@ -128,6 +128,14 @@ impl RuntimeArgs {
         }
     }
 
+    /// The records per dimension, as the plot and the table say it.
+    fn n_label(&self) -> String {
+        match self.n_per_dim {
+            Some(k) => format!("n = {k} d (at most {})", self.max_n),
+            None => format!("n = {}", self.n(1)),
+        }
+    }
+
     /// The records' option as the command line gives it.
     fn n_flag(&self) -> String {
         match self.n_per_dim {
@@ -226,10 +234,7 @@ fn report(args: &RuntimeArgs, rows: &[Row]) -> Result<(), CliError> {
     let figure = Figure {
         title: format!(
             "sosdp runtime against dimension ({}, eps = {}, {}% corrupted)",
-            match args.n_per_dim {
-                Some(k) => format!("n = {k} d, at most {}", args.max_n),
-                None => format!("n = {}", args.n(1)),
-            },
+            args.n_label(),
             args.epsilon,
             100.0 * args.corruption
         ),
@@ -355,10 +360,7 @@ fn summary(
 ) -> String {
     let mut out = format!(
         "Runtime, {}, eps = {}, corruption {} (`sosdp bench runtime --dims {} {} --reps {} --epsilon {} --corruption {}{}`)\n\n",
-        match args.n_per_dim {
-            Some(k) => format!("n = {k} d (at most {})", args.max_n),
-            None => format!("n = {}", args.n(1)),
-        },
+        args.n_label(),
         args.epsilon,
         args.corruption,
         args.dims
