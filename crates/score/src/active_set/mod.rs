@@ -26,10 +26,83 @@ use crate::ipm::{self, IpmSettings, LmiBlock, Problem, Termination};
 use nalgebra::DMatrix;
 use sosdp_oracle::{ScoreEval, member_from_bracket};
 use std::borrow::Cow;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Which step of an evaluation gave its bracket.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Answer {
+    /// `theta` lies outside the score's domain: the maximum score, without a solve.
+    Outside,
+    /// The screen of the CM program answered without a solve ([`crate::CertifiedMean::screen`]).
+    Screen,
+    /// A kept cut (of a full or a compressed solve) certified "score > level" without a solve.
+    KeptCut,
+    /// A kept certificate answered the membership query without a solve (MATH.md 4.9).
+    Memo,
+    /// The compressed program answered the membership query, NO from its cut or YES from its
+    /// weights made feasible for the full LMI, or bracketed the score to the accuracy asked
+    /// ([`crate::cm::compress`]).
+    Compressed,
+    /// The certified repair rounds on the full problem.
+    #[default]
+    Solved,
+    /// The repair rounds failed and the reference backend answered.
+    Fallback,
+}
+
+impl Answer {
+    /// Every answer, in the order of [`Answer::index`].
+    pub const ALL: [Answer; 7] = [
+        Answer::Outside,
+        Answer::Screen,
+        Answer::KeptCut,
+        Answer::Memo,
+        Answer::Compressed,
+        Answer::Solved,
+        Answer::Fallback,
+    ];
+
+    /// The position of the answer in [`Answer::ALL`] (the index of its counter).
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// Where the repair rounds of an evaluation started.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Start {
+    /// The warm set, the kept cut's guess or the cold set the evaluation prepared (or no
+    /// rounds at all).
+    #[default]
+    Prepared,
+    /// The warm guess came from the dual of the compressed program at the query, the kept
+    /// cut's guess folding an infeasible set ([`crate::cm::compress`]).
+    Relaxed,
+}
+
+/// Queries answered, counted by [`Answer`] (of one backend instance, not its clones).
+#[derive(Debug, Default)]
+pub struct AnswerCounts([AtomicUsize; Answer::ALL.len()]);
+
+impl AnswerCounts {
+    /// Count one query answered by `answer`.
+    pub(crate) fn count(&self, answer: Answer) {
+        self.0[answer.index()].fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// The queries answered by `answer`.
+    pub fn get(&self, answer: Answer) -> usize {
+        self.0[answer.index()].load(Ordering::Relaxed)
+    }
+}
 
 /// What one evaluation did.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct EvalStats {
+    /// Which step gave the bracket.
+    pub answer: Answer,
+    /// Where the repair rounds started.
+    pub start: Start,
     /// Interior-point iterations, summed over rounds (and the cold-start subsample).
     pub iterations: usize,
     /// Reduced problems solved.
@@ -43,21 +116,22 @@ pub struct EvalStats {
     pub grouped_rounds: usize,
     /// Folded weights in the last reduced problem.
     pub folded: usize,
-    /// Stopped as soon as the bracket decided a membership query.
+    /// The bracket decides the membership query but is wider than the accuracy asked (the
+    /// answer stopped as soon as it decided).
     pub decided_early: bool,
-    /// A kept certificate answered the membership query without a solve (MATH.md 4.9).
-    pub memoised: bool,
-    /// The compressed program answered the membership query, NO from its cut or YES from its
-    /// weights made feasible for the full LMI, or bracketed the score to the accuracy asked
-    /// ([`crate::cm::compress`]).
-    pub compressed: bool,
-    /// The repair rounds failed and the reference backend answered.
-    pub fallback: bool,
     /// A warm guess was given up for a cold start (see [`Origin::Guess`]).
     pub restarted_cold: bool,
-    /// The warm guess came from the dual of the compressed program at the query, the kept
-    /// cut's guess folding an infeasible set ([`crate::cm::compress`]).
-    pub relaxed_start: bool,
+}
+
+impl EvalStats {
+    /// The statistics of an evaluation answered by `answer` without repair rounds.
+    pub(crate) fn answered(answer: Answer, decided_early: bool) -> Self {
+        EvalStats {
+            answer,
+            decided_early,
+            ..EvalStats::default()
+        }
+    }
 }
 
 /// How a problem maps onto the score: `score = offset + scale * objective` (objective of the
@@ -663,8 +737,8 @@ pub fn conclude(
         None => Ok((
             reference()?,
             EvalStats {
+                answer: Answer::Fallback,
                 rounds: settings.repair.max_rounds,
-                fallback: true,
                 ..EvalStats::default()
             },
         )),

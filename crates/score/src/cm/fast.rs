@@ -15,8 +15,8 @@ use crate::ScoreError;
 use crate::active_set::fold::{ActiveSet, Origin, classify_keeping};
 use crate::active_set::warm::WarmPool;
 use crate::active_set::{
-    EvalStats, FastSettings, ScoreMap, cold_set, conclude, decides, fold_feasible, low_rank,
-    next_set, solve_certified, unfold_until_feasible, unfolded_budget,
+    Answer, AnswerCounts, EvalStats, FastSettings, ScoreMap, Start, cold_set, conclude, decides,
+    fold_feasible, low_rank, next_set, solve_certified, unfold_until_feasible, unfolded_budget,
 };
 use crate::cm::compress::{Compressed, with_direction};
 use crate::cm::reference::ClarabelCm;
@@ -38,8 +38,8 @@ pub struct FastCm {
     pub(crate) points: DMatrix<f64>,
     pub(crate) settings: FastSettings,
     warm: WarmPool<ActiveSet>,
-    /// Evaluations answered by the reference backend.
-    fallbacks: AtomicUsize,
+    /// Evaluations and anchors answered, by [`Answer`].
+    answers: AnswerCounts,
     /// Chord ends the direct solve could not certify (found by bisection instead).
     bisected_ends: AtomicUsize,
     /// Cuts (affine minorants) from the duals of recent solves, newest last.
@@ -50,10 +50,6 @@ pub struct FastCm {
     compressed_cuts: Mutex<Vec<Cut>>,
     /// Certificates (feasible primals) of recent solves, newest last (MATH.md 4.9).
     certificates: Mutex<Vec<Certificate>>,
-    /// Membership questions answered by a kept certificate, without a solve.
-    memo_answers: AtomicUsize,
-    /// Membership questions answered NO by the compressed program ([`crate::cm::compress`]).
-    compressed_answers: AtomicUsize,
 }
 
 impl Clone for FastCm {
@@ -63,13 +59,11 @@ impl Clone for FastCm {
             points: self.points.clone(),
             settings: self.settings.clone(),
             warm: WarmPool::new(),
-            fallbacks: AtomicUsize::new(0),
+            answers: AnswerCounts::default(),
             bisected_ends: AtomicUsize::new(0),
             cuts: Mutex::new(Vec::new()),
             compressed_cuts: Mutex::new(Vec::new()),
             certificates: Mutex::new(Vec::new()),
-            memo_answers: AtomicUsize::new(0),
-            compressed_answers: AtomicUsize::new(0),
         }
     }
 }
@@ -85,13 +79,11 @@ impl FastCm {
             points,
             settings: FastSettings::default(),
             warm: WarmPool::new(),
-            fallbacks: AtomicUsize::new(0),
+            answers: AnswerCounts::default(),
             bisected_ends: AtomicUsize::new(0),
             cuts: Mutex::new(Vec::new()),
             compressed_cuts: Mutex::new(Vec::new()),
             certificates: Mutex::new(Vec::new()),
-            memo_answers: AtomicUsize::new(0),
-            compressed_answers: AtomicUsize::new(0),
         }
     }
 
@@ -111,28 +103,19 @@ impl FastCm {
         &self.settings
     }
 
-    /// Number of evaluations and anchors (of this instance, not its clones) answered by the
-    /// reference backend because the fast path failed.
-    pub fn fallbacks(&self) -> usize {
-        self.fallbacks.load(Ordering::Relaxed)
+    /// Number of evaluations and anchors (of this instance, not its clones) that `answer`
+    /// answered: [`Answer::Fallback`] counts those the reference backend answered because the
+    /// fast path failed (anchors included), [`Answer::Memo`] the membership questions a kept
+    /// certificate answered without a solve (MATH.md 4.9), [`Answer::Compressed`] the
+    /// questions and evaluations the compressed program answered ([`crate::cm::compress`]).
+    pub fn answers(&self, answer: Answer) -> usize {
+        self.answers.get(answer)
     }
 
     /// Number of chord ends (of this instance) that the direct solve of [`super::chord`]
     /// could not certify, so that bisection on membership found them.
     pub fn bisected_ends(&self) -> usize {
         self.bisected_ends.load(Ordering::Relaxed)
-    }
-
-    /// Number of membership questions (of this instance) answered by a kept certificate
-    /// without a solve (MATH.md 4.9).
-    pub fn memo_answers(&self) -> usize {
-        self.memo_answers.load(Ordering::Relaxed)
-    }
-
-    /// Number of membership questions (of this instance) answered by the compressed
-    /// program ([`crate::cm::compress`]) instead of a solve of the full one.
-    pub fn compressed_answers(&self) -> usize {
-        self.compressed_answers.load(Ordering::Relaxed)
     }
 
     /// The kept certificates, oldest first (MATH.md 4.9).
@@ -143,8 +126,9 @@ impl FastCm {
             .clone()
     }
 
-    pub(crate) fn count_fallback(&self) {
-        self.fallbacks.fetch_add(1, Ordering::Relaxed);
+    /// Count one evaluation or anchor answered by `answer`.
+    pub(crate) fn count(&self, answer: Answer) {
+        self.answers.count(answer);
     }
 
     pub(crate) fn count_bisected_end(&self) {
@@ -456,17 +440,14 @@ impl FastCm {
         let cm = self.problem();
         cm.check_theta(theta)?;
         if !cm.in_domain(theta) {
-            return Ok((ScoreEval::outside(cm.n() as f64), EvalStats::default()));
+            return Ok(self.answered(
+                ScoreEval::outside(cm.n() as f64),
+                EvalStats::answered(Answer::Outside, false),
+            ));
         }
         if let Some(eval) = cm.screen(theta, accuracy, level) {
             let decided_early = eval.width() > accuracy;
-            return Ok((
-                eval,
-                EvalStats {
-                    decided_early,
-                    ..EvalStats::default()
-                },
-            ));
+            return Ok(self.answered(eval, EvalStats::answered(Answer::Screen, decided_early)));
         }
         let n = cm.n() as f64;
         let tightest = self.tightest_cut(theta);
@@ -479,12 +460,9 @@ impl FastCm {
                 .chain(self.compressed_bound(theta))
                 .fold(0.0, f64::max);
             if bound > k {
-                return Ok((
+                return Ok(self.answered(
                     ScoreEval::bracketed(n, bound, n),
-                    EvalStats {
-                        decided_early: true,
-                        ..EvalStats::default()
-                    },
+                    EvalStats::answered(Answer::KeptCut, true),
                 ));
             }
         }
@@ -492,15 +470,10 @@ impl FastCm {
             && let Some(upper) = self.memoised_upper(theta, k)
         {
             // A kept certificate answers YES (MATH.md 4.9); the kept cuts bound it below.
-            self.memo_answers.fetch_add(1, Ordering::Relaxed);
             let lower = tightest.as_ref().map_or(0.0, |t| t.1.max(0.0)).min(upper);
-            return Ok((
+            return Ok(self.answered(
                 ScoreEval::bracketed(upper, lower, upper),
-                EvalStats {
-                    decided_early: true,
-                    memoised: true,
-                    ..EvalStats::default()
-                },
+                EvalStats::answered(Answer::Memo, true),
             ));
         }
         let full = self.full_problem(cm.b_matrix(theta));
@@ -522,20 +495,13 @@ impl FastCm {
                 );
             }
             if let Some((eval, certificate)) = answer {
-                if level.is_some() {
-                    self.compressed_answers.fetch_add(1, Ordering::Relaxed);
-                }
                 if let Some(certificate) = certificate {
                     self.keep_certificate(certificate);
                 }
-                return Ok((
-                    eval,
-                    EvalStats {
-                        decided_early: eval.width() > accuracy,
-                        compressed: true,
-                        ..EvalStats::default()
-                    },
-                ));
+                let decided_early = eval.width() > accuracy;
+                return Ok(
+                    self.answered(eval, EvalStats::answered(Answer::Compressed, decided_early))
+                );
             }
         }
         let reduced_ok = fold_feasible;
@@ -554,7 +520,7 @@ impl FastCm {
             (None, Some(set)) => set,
             (None, None) => cold_set(&full, &settings, &reduced_ok, &[], true),
         };
-        let (mut start, mut relaxed_start) = (start, false);
+        let (mut start, mut start_kind) = (start, Start::Prepared);
         if let Some((cut, _)) = &tightest
             && relax
             && start.origin() == Origin::Guess
@@ -566,23 +532,18 @@ impl FastCm {
             match self.relaxed_start(&full, theta, level, cut, &start) {
                 Relaxed::No(relaxed) => {
                     let bound = relaxed.value(theta);
-                    self.compressed_answers.fetch_add(1, Ordering::Relaxed);
                     self.keep_warm(start);
                     keep_newest(
                         &self.compressed_cuts,
                         relaxed,
                         self.settings.memory.kept_cuts,
                     );
-                    return Ok((
+                    return Ok(self.answered(
                         ScoreEval::bracketed(n, bound, n),
-                        EvalStats {
-                            decided_early: true,
-                            compressed: true,
-                            ..EvalStats::default()
-                        },
+                        EvalStats::answered(Answer::Compressed, true),
                     ));
                 }
-                Relaxed::Guess(guess) => (start, relaxed_start) = (guess, true),
+                Relaxed::Guess(guess) => (start, start_kind) = (guess, Start::Relaxed),
                 Relaxed::Nothing => {}
             }
         }
@@ -628,13 +589,11 @@ impl FastCm {
         let answer = (
             answer.0,
             EvalStats {
-                relaxed_start,
+                start: start_kind,
                 ..answer.1
             },
         );
-        if answer.1.fallback {
-            self.count_fallback();
-        } else {
+        if answer.1.answer != Answer::Fallback {
             if let Some(cut) = last_cut.into_inner() {
                 self.keep_cut(cut);
             }
@@ -642,7 +601,13 @@ impl FastCm {
                 self.keep_certificate(certificate);
             }
         }
-        Ok(answer)
+        Ok(self.answered(answer.0, answer.1))
+    }
+
+    /// The answer `(eval, stats)`, counted by [`EvalStats::answer`].
+    fn answered(&self, eval: ScoreEval, stats: EvalStats) -> (ScoreEval, EvalStats) {
+        self.count(stats.answer);
+        (eval, stats)
     }
 }
 

@@ -16,7 +16,7 @@ use crate::ScoreError;
 use crate::active_set::fold::{ActiveSet, Status};
 use crate::active_set::warm::WarmPool;
 use crate::active_set::{
-    EvalStats, FastSettings, ScoreMap, cold_set, conclude, next_set, solve_certified,
+    Answer, EvalStats, FastSettings, ScoreMap, cold_set, conclude, next_set, solve_certified,
 };
 use crate::dense::min_eigenvalue;
 use crate::ipm::{LinearRow, LmiBlock, Problem};
@@ -82,7 +82,10 @@ impl FastSp {
         let sp = self.problem();
         let s = sp.candidate(theta)?;
         let Some(factor) = s.factor.as_ref() else {
-            return Ok((ScoreEval::outside(sp.max_score()), EvalStats::default()));
+            return Ok((
+                ScoreEval::outside(sp.max_score()),
+                EvalStats::answered(Answer::Outside, false),
+            ));
         };
         let (n, d) = (sp.n() as f64, sp.d());
         let (g, lambda) = (sp.width(), sp.lambda());
