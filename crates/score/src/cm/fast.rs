@@ -23,8 +23,9 @@ use crate::cm::reference::ClarabelCm;
 use crate::cm::{Certificate, CertifiedMean, Cut};
 use crate::dense::{bottom_eigenpair, min_eigenvalue};
 use crate::ipm::Problem;
+use crate::reference::ReferenceProgram;
 use nalgebra::DMatrix;
-use sosdp_oracle::{Chord, ScoreEval, check_chord_args};
+use sosdp_oracle::{Chord, Refinement, ScoreEval, ScoreOracle, check_chord_args};
 use std::borrow::Cow;
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -611,7 +612,64 @@ impl FastCm {
     }
 }
 
-crate::active_set::fast_oracle!(FastCm {
+impl FastCm {
+    /// Evaluate with statistics; with `level`, stop as soon as the bracket decides
+    /// "score <= level" (the bracket may then be wider than the accuracy).
+    pub fn evaluate_detailed(
+        &self,
+        theta: &[f64],
+        level: Option<f64>,
+    ) -> Result<(ScoreEval, EvalStats), ScoreError> {
+        self.evaluate_to(theta, level, self.settings.accuracy)
+    }
+}
+
+/// Dimension and maximum from the program ([`ReferenceProgram`]), backend `"fast"`, convex, a
+/// membership query stopping as soon as its bracket decides, the refinement of the settings
+/// (as [`FastSp`](crate::FastSp)); outer chord ends from the kept cuts, chords solved directly.
+impl ScoreOracle for FastCm {
+    fn dim(&self) -> usize {
+        ReferenceProgram::dim(self.problem())
+    }
+
+    fn max_score(&self) -> f64 {
+        ReferenceProgram::max_score(self.problem())
+    }
+
+    fn backend(&self) -> &'static str {
+        "fast"
+    }
+
+    fn convex(&self) -> bool {
+        true
+    }
+
+    fn evaluate(&self, theta: &[f64]) -> Result<ScoreEval, ScoreError> {
+        Ok(self.evaluate_detailed(theta, None)?.0)
+    }
+
+    fn evaluate_within(&self, theta: &[f64], accuracy: f64) -> Result<ScoreEval, ScoreError> {
+        let accuracy = accuracy.max(self.settings.accuracy);
+        Ok(self.evaluate_to(theta, None, accuracy)?.0)
+    }
+
+    fn member_eval(&self, theta: &[f64], level: f64) -> Result<ScoreEval, ScoreError> {
+        Ok(self.evaluate_detailed(theta, Some(level))?.0)
+    }
+
+    fn member_eval_to(
+        &self,
+        theta: &[f64],
+        level: f64,
+        accuracy: f64,
+    ) -> Result<ScoreEval, ScoreError> {
+        Ok(self.evaluate_to(theta, Some(level), accuracy)?.0)
+    }
+
+    fn refinement(&self) -> Refinement {
+        self.settings.refinement
+    }
+
     /// From the kept cuts: beyond the first step where a cut exceeds `level + f` (`f` the
     /// floor of the settings' [`crate::Refinement`], the width of the tie band), the score exceeds
     /// `level + f`, so every bracket of width at most `f` lies above `level` and the exact
@@ -657,7 +715,7 @@ crate::active_set::fast_oracle!(FastCm {
             queries: hi_solves + lo_solves,
         })
     }
-});
+}
 
 /// What the compressed program says about a query whose warm guess folds an infeasible set
 /// ([`FastCm::relaxed_start`]).
