@@ -111,7 +111,7 @@ impl FastCm {
     ) -> Result<(ActiveSet, f64), ScoreError> {
         let cm = self.problem();
         let nearest = if self.settings.warm_start {
-            self.nearest_cut(x, u, level)
+            self.memory.nearest_cut(x, u, level)
         } else {
             None
         };

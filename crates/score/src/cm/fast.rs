@@ -13,12 +13,12 @@
 //! quantity to the bracket width asked for.
 use crate::ScoreError;
 use crate::active_set::fold::{ActiveSet, Origin, classify_keeping};
-use crate::active_set::warm::WarmPool;
 use crate::active_set::{
     Answer, AnswerCounts, EvalStats, FastSettings, ScoreMap, Start, cold_set, conclude, decides,
     fold_feasible, low_rank, next_set, solve_certified, unfold_until_feasible, unfolded_budget,
 };
 use crate::cm::compress::{Compressed, with_direction};
+use crate::cm::memory::Memory;
 use crate::cm::reference::ClarabelCm;
 use crate::cm::{Certificate, CertifiedMean, Cut};
 use crate::dense::{bottom_eigenpair, min_eigenvalue};
@@ -29,7 +29,6 @@ use sosdp_oracle::{Chord, Refinement, ScoreEval, ScoreOracle, check_chord_args};
 use std::borrow::Cow;
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
 
 /// The CM score on the fast interior-point backend.
 #[derive(Debug)]
@@ -38,19 +37,12 @@ pub struct FastCm {
     /// `w_i = zh_i / sqrt(n)` as columns.
     pub(crate) points: DMatrix<f64>,
     pub(crate) settings: FastSettings,
-    warm: WarmPool<ActiveSet>,
+    /// Warm states, kept cuts and certificates.
+    pub(crate) memory: Memory,
     /// Evaluations and anchors answered, by [`Answer`].
     answers: AnswerCounts,
     /// Chord ends the direct solve could not certify (found by bisection instead).
     bisected_ends: AtomicUsize,
-    /// Cuts (affine minorants) from the duals of recent solves, newest last.
-    cuts: Mutex<Vec<Cut>>,
-    /// Cuts of the compressed program ([`crate::cm::compress`]), newest last: they certify NO
-    /// answers and outer chord ends like the others, but never seed a warm start (their duals
-    /// have rank at most 5).
-    compressed_cuts: Mutex<Vec<Cut>>,
-    /// Certificates (feasible primals) of recent solves, newest last (MATH.md 4.9).
-    certificates: Mutex<Vec<Certificate>>,
 }
 
 impl Clone for FastCm {
@@ -59,12 +51,9 @@ impl Clone for FastCm {
             reference: self.reference.clone(),
             points: self.points.clone(),
             settings: self.settings.clone(),
-            warm: WarmPool::new(),
+            memory: Memory::default(),
             answers: AnswerCounts::default(),
             bisected_ends: AtomicUsize::new(0),
-            cuts: Mutex::new(Vec::new()),
-            compressed_cuts: Mutex::new(Vec::new()),
-            certificates: Mutex::new(Vec::new()),
         }
     }
 }
@@ -79,12 +68,9 @@ impl FastCm {
             reference: ClarabelCm::new(problem),
             points,
             settings: FastSettings::default(),
-            warm: WarmPool::new(),
+            memory: Memory::default(),
             answers: AnswerCounts::default(),
             bisected_ends: AtomicUsize::new(0),
-            cuts: Mutex::new(Vec::new()),
-            compressed_cuts: Mutex::new(Vec::new()),
-            certificates: Mutex::new(Vec::new()),
         }
     }
 
@@ -121,10 +107,7 @@ impl FastCm {
 
     /// The kept certificates, oldest first (MATH.md 4.9).
     pub fn kept_certificates(&self) -> Vec<Certificate> {
-        self.certificates
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
+        self.memory.certificates()
     }
 
     /// Count one evaluation or anchor answered by `answer`.
@@ -138,22 +121,13 @@ impl FastCm {
 
     /// Forget the warm-start state and the kept cuts (the next evaluation is cold).
     pub fn reset(&self) {
-        self.warm.clear();
-        self.cuts.lock().unwrap_or_else(|e| e.into_inner()).clear();
-        self.compressed_cuts
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clear();
-        self.certificates
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clear();
+        self.memory.clear();
     }
 
     /// Take the warm-start state (if enabled).
     pub(crate) fn take_warm(&self) -> Option<ActiveSet> {
         if self.settings.warm_start {
-            self.warm.take()
+            self.memory.take_warm()
         } else {
             None
         }
@@ -162,7 +136,7 @@ impl FastCm {
     /// Keep an active set of the CM program (or of any program on the same weights) for the
     /// next evaluation.
     pub(crate) fn keep_warm(&self, set: ActiveSet) {
-        self.warm.keep(set);
+        self.memory.keep_warm(set);
     }
 
     /// Keep (when warm starts are on) the active set that the final duals of a solve of `full`
@@ -188,51 +162,20 @@ impl FastCm {
     /// Keep the cut of a solve (the oldest one goes when there are
     /// [`crate::MemorySettings::kept_cuts`]).
     pub(crate) fn keep_cut(&self, cut: Cut) {
-        keep_newest(&self.cuts, cut, self.settings.memory.kept_cuts);
+        self.memory.keep_cut(cut, self.settings.memory.kept_cuts);
     }
 
-    /// The largest lower bound the kept cuts of the compressed program give at `theta`.
-    fn compressed_bound(&self, theta: &[f64]) -> Option<f64> {
-        let cuts = self
-            .compressed_cuts
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        cuts.iter().map(|c| c.value(theta)).max_by(f64::total_cmp)
+    /// Keep a cut of the compressed program (as many as [`Self::keep_cut`]).
+    fn keep_compressed_cut(&self, cut: Cut) {
+        self.memory
+            .keep_compressed_cut(cut, self.settings.memory.kept_cuts);
     }
 
     /// Keep the certificate of a solve (the oldest one goes when there are
     /// [`crate::MemorySettings::kept_certificates`]).
     fn keep_certificate(&self, certificate: Certificate) {
-        let most = self.settings.memory.kept_certificates;
-        if most == 0 {
-            return;
-        }
-        let mut kept = self.certificates.lock().unwrap_or_else(|e| e.into_inner());
-        if kept.len() >= most {
-            kept.remove(0);
-        }
-        kept.push(certificate);
-    }
-
-    /// The smallest certified upper bound below `level` at `theta` that the kept certificates
-    /// give, or `None` ([`Certificate::upper_below`]).
-    fn memoised_upper(&self, theta: &[f64], level: f64) -> Option<f64> {
-        let cm = self.problem();
-        let kept = self.certificates.lock().unwrap_or_else(|e| e.into_inner());
-        kept.iter()
-            .filter_map(|c| c.upper_below(theta, cm.centre(), cm.gamma(), cm.n() as f64, level))
-            .min_by(f64::total_cmp)
-    }
-
-    /// The kept cut with the largest value at `theta` (the dual of a recent solve that is
-    /// closest to optimal at `theta`) and that value (the largest lower bound the kept cuts
-    /// give there).
-    fn tightest_cut(&self, theta: &[f64]) -> Option<(Cut, f64)> {
-        let cuts = self.cuts.lock().unwrap_or_else(|e| e.into_inner());
-        cuts.iter()
-            .map(|c| (c, c.value(theta)))
-            .max_by(|a, b| a.1.total_cmp(&b.1))
-            .map(|(c, v)| (c.clone(), v))
+        self.memory
+            .keep_certificate(certificate, self.settings.memory.kept_certificates);
     }
 
     /// For a query at `theta` whose warm guess `start` (from the kept cut `cut`) folds an
@@ -273,11 +216,7 @@ impl FastCm {
                 .with_origin(Origin::Guess);
             let (bottom, direction) = bottom_eigenpair(&guess.reduce(full).blocks[0].constant);
             if bottom > 0.0 {
-                keep_newest(
-                    &self.compressed_cuts,
-                    relaxed,
-                    self.settings.memory.kept_cuts,
-                );
+                self.keep_compressed_cut(relaxed);
                 return Relaxed::Guess(guess);
             }
             if extra == self.settings.compress.relaxed_directions {
@@ -285,11 +224,7 @@ impl FastCm {
                 // are freed until the fold is feasible.
                 let mut guess = guess;
                 if unfold_until_feasible(full, &mut guess, fold_feasible) {
-                    keep_newest(
-                        &self.compressed_cuts,
-                        relaxed,
-                        self.settings.memory.kept_cuts,
-                    );
+                    self.keep_compressed_cut(relaxed);
                     return Relaxed::Guess(guess);
                 }
                 break;
@@ -410,21 +345,6 @@ impl FastCm {
         set
     }
 
-    /// Along the ray `x + s u`: the smallest certified outer end of `{CM <= level}` among the
-    /// kept cuts, and the quadratic forms of that cut's dual.
-    pub(crate) fn nearest_cut(
-        &self,
-        x: &[f64],
-        u: &[f64],
-        level: f64,
-    ) -> Option<(f64, Arc<[f64]>)> {
-        let cuts = self.cuts.lock().unwrap_or_else(|e| e.into_inner());
-        cuts.iter()
-            .filter_map(|c| c.ray_end(x, u, level).map(|s| (s, c)))
-            .min_by(|a, b| a.0.total_cmp(&b.0))
-            .map(|(s, c)| (s, c.quad.clone()))
-    }
-
     fn full_problem(&self, b: DMatrix<f64>) -> Problem<'_> {
         Problem::packing(b, Cow::Borrowed(&self.points))
     }
@@ -451,14 +371,14 @@ impl FastCm {
             return Ok(self.answered(eval, EvalStats::answered(Answer::Screen, decided_early)));
         }
         let n = cm.n() as f64;
-        let tightest = self.tightest_cut(theta);
+        let tightest = self.memory.tightest_cut(theta);
         if let Some(k) = level {
             // A kept cut may already certify "score > level"; a = 0 gives the upper end.
             let bound = tightest
                 .as_ref()
                 .map(|t| t.1)
                 .into_iter()
-                .chain(self.compressed_bound(theta))
+                .chain(self.memory.compressed_bound(theta))
                 .fold(0.0, f64::max);
             if bound > k {
                 return Ok(self.answered(
@@ -468,7 +388,7 @@ impl FastCm {
             }
         }
         if let Some(k) = level
-            && let Some(upper) = self.memoised_upper(theta, k)
+            && let Some(upper) = self.memory.memoised_upper(cm, theta, k)
         {
             // A kept certificate answers YES (MATH.md 4.9); the kept cuts bound it below.
             let lower = tightest.as_ref().map_or(0.0, |t| t.1.max(0.0)).min(upper);
@@ -489,11 +409,7 @@ impl FastCm {
             // where the full program may need a cold start.
             let (answer, relaxed) = self.compressed_answer(theta, level, accuracy, cut);
             if let Some(relaxed) = relaxed {
-                keep_newest(
-                    &self.compressed_cuts,
-                    relaxed,
-                    self.settings.memory.kept_cuts,
-                );
+                self.keep_compressed_cut(relaxed);
             }
             if let Some((eval, certificate)) = answer {
                 if let Some(certificate) = certificate {
@@ -534,11 +450,7 @@ impl FastCm {
                 Relaxed::No(relaxed) => {
                     let bound = relaxed.value(theta);
                     self.keep_warm(start);
-                    keep_newest(
-                        &self.compressed_cuts,
-                        relaxed,
-                        self.settings.memory.kept_cuts,
-                    );
+                    self.keep_compressed_cut(relaxed);
                     return Ok(self.answered(
                         ScoreEval::bracketed(n, bound, n),
                         EvalStats::answered(Answer::Compressed, true),
@@ -680,19 +592,10 @@ impl ScoreOracle for FastCm {
     fn outer_ends(&self, x: &[f64], u: &[f64], level: f64) -> (Option<f64>, Option<f64>) {
         let k = level + self.settings.refinement.floor_points(self.max_score());
         let back: Vec<f64> = u.iter().map(|v| -v).collect();
-        let cuts = self.cuts.lock().unwrap_or_else(|e| e.into_inner());
-        let compressed = self
-            .compressed_cuts
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        let end = |dir: &[f64]| {
-            cuts.iter()
-                .chain(compressed.iter())
-                .filter_map(|c| c.ray_end(x, dir, k))
-                .min_by(f64::total_cmp)
-                .map(|s| s.max(0.0))
-        };
-        (end(&back).map(|s| -s), end(u))
+        (
+            self.memory.outer_end(x, &back, k).map(|s| -s),
+            self.memory.outer_end(x, u, k),
+        )
     }
 
     /// Each end solved directly ([`super::chord`]), certified on both sides.
@@ -726,17 +629,6 @@ enum Relaxed {
     Guess(ActiveSet),
     /// Neither: the rounds restart cold.
     Nothing,
-}
-
-/// Push `cut` onto `kept`, dropping the oldest when there are `most`.
-fn keep_newest(kept: &Mutex<Vec<Cut>>, cut: Cut, most: usize) {
-    let mut kept = kept.lock().unwrap_or_else(|e| e.into_inner());
-    if kept.len() >= most {
-        kept.remove(0);
-    }
-    if most > 0 {
-        kept.push(cut);
-    }
 }
 
 /// How the CM program of [`FastCm`] maps onto the score: `CM = n + n * objective` (the

@@ -31,6 +31,7 @@ pub mod chord;
 pub mod compress;
 pub mod fast;
 pub mod memo;
+pub(crate) mod memory;
 pub mod reference;
 
 pub use memo::Certificate;
