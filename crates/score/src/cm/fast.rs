@@ -15,19 +15,20 @@ use crate::ScoreError;
 use crate::active_set::fold::{ActiveSet, Origin, classify_keeping};
 use crate::active_set::{
     Answer, AnswerCounts, EvalStats, FastSettings, ScoreMap, Start, cold_set, conclude, decides,
-    fold_feasible, low_rank, next_set, solve_certified, unfold_until_feasible, unfolded_budget,
+    fold_feasible, next_set, solve_certified, unfolded_budget,
 };
-use crate::cm::compress::{Compressed, with_direction};
+use crate::cm::answer::compressed::Relaxed;
+use crate::cm::answer::{Query, ShortCircuit};
 use crate::cm::memory::Memory;
 use crate::cm::reference::ClarabelCm;
 use crate::cm::{Certificate, CertifiedMean, Cut};
-use crate::dense::{bottom_eigenpair, min_eigenvalue};
 use crate::ipm::Problem;
 use crate::reference::ReferenceProgram;
 use nalgebra::DMatrix;
 use sosdp_oracle::{Chord, Refinement, ScoreEval, ScoreOracle, check_chord_args};
 use std::borrow::Cow;
 use std::cell::RefCell;
+use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The CM score on the fast interior-point backend.
@@ -166,156 +167,16 @@ impl FastCm {
     }
 
     /// Keep a cut of the compressed program (as many as [`Self::keep_cut`]).
-    fn keep_compressed_cut(&self, cut: Cut) {
+    pub(crate) fn keep_compressed_cut(&self, cut: Cut) {
         self.memory
             .keep_compressed_cut(cut, self.settings.memory.kept_cuts);
     }
 
     /// Keep the certificate of a solve (the oldest one goes when there are
     /// [`crate::MemorySettings::kept_certificates`]).
-    fn keep_certificate(&self, certificate: Certificate) {
+    pub(crate) fn keep_certificate(&self, certificate: Certificate) {
         self.memory
             .keep_certificate(certificate, self.settings.memory.kept_certificates);
-    }
-
-    /// For a query at `theta` whose warm guess `start` (from the kept cut `cut`) folds an
-    /// infeasible set: the program compressed around `cut`'s dual ([`crate::cm::compress`]). Its
-    /// cut may certify NO; otherwise the statuses its margins give are the guess, once their fold
-    /// is feasible. While it is not, the fold's most violated direction (the bottom eigenvector of
-    /// `B(theta)` minus the folded scatter) joins the subspace and the compressed program is solved
-    /// again, at most [`crate::CompressSettings::relaxed_directions`] times.
-    fn relaxed_start(
-        &self,
-        full: &Problem,
-        theta: &[f64],
-        level: Option<f64>,
-        cut: &Cut,
-        start: &ActiveSet,
-    ) -> Relaxed {
-        let cm = self.problem();
-        let n = cm.n() as f64;
-        let mut basis = cm.compression_basis(theta, cut, self.settings.compress.compress_rank);
-        let mut margins: Vec<f64> = cut.quad.iter().map(|q| 1.0 - q / n).collect();
-        for extra in 0..=self.settings.compress.relaxed_directions {
-            let Some(Compressed { cut: relaxed, .. }) =
-                cm.compressed_cut(theta, &basis, &self.points, &margins, level, &self.settings)
-            else {
-                return Relaxed::Nothing;
-            };
-            let bound = relaxed.value(theta);
-            if level.is_some_and(|k| bound > k) {
-                return Relaxed::No(relaxed);
-            }
-            let guess = self
-                .set_from_dual(
-                    full,
-                    Some(start.clone()),
-                    &relaxed.quad,
-                    Some(level.unwrap_or(bound).max(bound)),
-                )
-                .with_origin(Origin::Guess);
-            let (bottom, direction) = bottom_eigenpair(&guess.reduce(full).blocks[0].constant);
-            if bottom > 0.0 {
-                self.keep_compressed_cut(relaxed);
-                return Relaxed::Guess(guess);
-            }
-            if extra == self.settings.compress.relaxed_directions {
-                // Still infeasible: the folded weights the compressed dual is least sure of
-                // are freed until the fold is feasible.
-                let mut guess = guess;
-                if unfold_until_feasible(full, &mut guess, fold_feasible) {
-                    self.keep_compressed_cut(relaxed);
-                    return Relaxed::Guess(guess);
-                }
-                break;
-            }
-            margins = relaxed.quad.iter().map(|q| 1.0 - q / n).collect();
-            basis = with_direction(&basis, direction.as_slice());
-        }
-        Relaxed::Nothing
-    }
-
-    /// True when at most [`crate::CompressSettings::compress_answer_free`] of the weights would be
-    /// free in the program compressed around `cut` (their margins under its dual within
-    /// [`crate::CompressSettings::compress_margin`] of 0): otherwise its solve costs more than the
-    /// warm or cold full solve it would spare.
-    fn compressible(&self, cut: &Cut) -> bool {
-        let n = self.problem().n() as f64;
-        let free = cut
-            .quad
-            .iter()
-            .filter(|q| (1.0 - *q / n).abs() <= self.settings.compress.compress_margin)
-            .count();
-        free as f64 <= self.settings.compress.compress_answer_free * n
-    }
-
-    /// A membership question at `level` answered on the program compressed around the kept
-    /// cut `cut` ([`crate::cm::compress`]): NO when the compressed dual's cut exceeds `level`
-    /// at `theta`, YES when the compressed weights, made feasible for the full LMI
-    /// ([`CertifiedMean::feasible_with_scatter`]), remove at most `level` points. Both are
-    /// certified on the full program, so the answer is the one any certified bracket gives.
-    /// Without a level (an evaluation), the bracket of that cut and those weights when it is
-    /// at most `accuracy` wide (the compressed solve then runs to a tenth of it).
-    /// While neither holds and the weights violate the full LMI, its most violated direction
-    /// (the bottom eigenvector of `L(theta, a)`) joins the subspace and the program is solved
-    /// again, at most [`crate::CompressSettings::relaxed_directions`] times. Returns the answer's
-    /// bracket and certificate (YES) when decided, and the last compressed cut.
-    fn compressed_answer(
-        &self,
-        theta: &[f64],
-        level: Option<f64>,
-        accuracy: f64,
-        cut: &Cut,
-    ) -> (Option<(ScoreEval, Option<Certificate>)>, Option<Cut>) {
-        let cm = self.problem();
-        let n = cm.n() as f64;
-        let b = cm.b_matrix(theta);
-        // An evaluation needs the compressed optimum to a tenth of the bracket width.
-        let mut settings = self.settings.clone();
-        if level.is_none() {
-            settings.compress.compress_round.gap_tol = settings
-                .compress
-                .compress_round
-                .gap_tol
-                .min(0.1 * accuracy / n);
-        }
-        let margins: Vec<f64> = cut.quad.iter().map(|q| 1.0 - q / n).collect();
-        let mut basis = cm.compression_basis(theta, cut, self.settings.compress.compress_rank);
-        let mut last = None;
-        for _ in 0..=self.settings.compress.relaxed_directions {
-            let Some(solved) =
-                cm.compressed_cut(theta, &basis, &self.points, &margins, level, &settings)
-            else {
-                break;
-            };
-            let lower = solved.cut.value(theta).max(0.0);
-            if level.is_some_and(|k| lower > k) {
-                return (
-                    Some((ScoreEval::bracketed(n, lower, n), None)),
-                    Some(solved.cut),
-                );
-            }
-            // The repair of `feasible_with_scatter`, its scatter and violation kept for the
-            // violated direction below.
-            let (clipped, s_a) = cm.clipped_with_scatter(&solved.weights);
-            let slack = &b - &s_a;
-            let violation = -min_eigenvalue(&slack);
-            let (feasible, scatter) = cm.shrunk_into_cone(&b, clipped, s_a, violation);
-            let total: f64 = feasible.iter().sum();
-            let upper = (n - total).max(0.0);
-            if level.map_or(upper - lower <= accuracy, |k| upper <= k) {
-                let eval = ScoreEval::bracketed(upper, lower.min(upper), upper);
-                let certificate = Certificate::new(&scatter, total);
-                return (Some((eval, Some(certificate))), Some(solved.cut));
-            }
-            last = Some(solved.cut);
-            if violation <= 0.0 {
-                // Feasible as they are: the compressed optimum is within its gap of the level.
-                break;
-            }
-            basis = with_direction(&basis, bottom_eigenpair(&slack).1.as_slice());
-        }
-        (None, last)
     }
 
     /// The active set a dual `Y` (certificate scale, given by its quadratic forms
@@ -350,14 +211,15 @@ impl FastCm {
     }
 
     /// The CM score at `theta` with statistics, to bracket width `accuracy`; with `level`, stop
-    /// as soon as the bracket decides "score <= level" (see `evaluate_detailed`).
+    /// as soon as the bracket decides "score <= level" (see `evaluate_detailed`). A pipeline:
+    /// the short-circuit answerers in order (`cm::answer`: screen, kept cut, memo, compressed
+    /// program), then the start, the repair rounds and the clarabel fallback.
     pub fn evaluate_to(
         &self,
         theta: &[f64],
         level: Option<f64>,
         accuracy: f64,
     ) -> Result<(ScoreEval, EvalStats), ScoreError> {
-        let settings = self.settings.with_accuracy(accuracy);
         let cm = self.problem();
         cm.check_theta(theta)?;
         if !cm.in_domain(theta) {
@@ -366,109 +228,106 @@ impl FastCm {
                 EvalStats::answered(Answer::Outside, false),
             ));
         }
-        if let Some(eval) = cm.screen(theta, accuracy, level) {
-            let decided_early = eval.width() > accuracy;
-            return Ok(self.answered(eval, EvalStats::answered(Answer::Screen, decided_early)));
-        }
-        let n = cm.n() as f64;
-        let tightest = self.memory.tightest_cut(theta);
-        if let Some(k) = level {
-            // A kept cut may already certify "score > level"; a = 0 gives the upper end.
-            let bound = tightest
-                .as_ref()
-                .map(|t| t.1)
-                .into_iter()
-                .chain(self.memory.compressed_bound(theta))
-                .fold(0.0, f64::max);
-            if bound > k {
-                return Ok(self.answered(
-                    ScoreEval::bracketed(n, bound, n),
-                    EvalStats::answered(Answer::KeptCut, true),
-                ));
-            }
-        }
-        if let Some(k) = level
-            && let Some(upper) = self.memory.memoised_upper(cm, theta, k)
-        {
-            // A kept certificate answers YES (MATH.md 4.9); the kept cuts bound it below.
-            let lower = tightest.as_ref().map_or(0.0, |t| t.1.max(0.0)).min(upper);
-            return Ok(self.answered(
-                ScoreEval::bracketed(upper, lower, upper),
-                EvalStats::answered(Answer::Memo, true),
-            ));
-        }
         let full = self.full_problem(cm.b_matrix(theta));
-        let relax = self.settings.compress.compress_rank > 0
-            && low_rank(&full) >= self.settings.large_rank
-            && tightest
-                .as_ref()
-                .is_some_and(|(cut, _)| self.compressible(cut));
-        if relax && let Some((cut, _)) = &tightest {
-            // Near a kept cut the compressed program is nearly exact (MATH.md 4.9): it
-            // answers most questions, and brackets most scores, in tens of milliseconds,
-            // where the full program may need a cold start.
-            let (answer, relaxed) = self.compressed_answer(theta, level, accuracy, cut);
-            if let Some(relaxed) = relaxed {
-                self.keep_compressed_cut(relaxed);
-            }
-            if let Some((eval, certificate)) = answer {
-                if let Some(certificate) = certificate {
-                    self.keep_certificate(certificate);
-                }
-                let decided_early = eval.width() > accuracy;
-                return Ok(
-                    self.answered(eval, EvalStats::answered(Answer::Compressed, decided_early))
-                );
+        let tightest = self.memory.tightest_cut(theta);
+        let query = Query {
+            theta,
+            level,
+            accuracy,
+            relax: self.compresses_near(&full, tightest.as_ref()),
+            tightest,
+            full,
+        };
+        for answerer in ShortCircuit::ORDER {
+            if let Some((eval, stats)) = answerer.answer(self, &query) {
+                return Ok(self.answered(eval, stats));
             }
         }
-        let reduced_ok = fold_feasible;
+        let settings = self.settings.with_accuracy(accuracy);
+        let (eval, stats) = match self.start(&query, &settings) {
+            ControlFlow::Continue((start, kind)) => self.solve(&query, &settings, start, kind)?,
+            ControlFlow::Break(answer) => answer,
+        };
+        Ok(self.answered(eval, stats))
+    }
+
+    /// The start of the repair rounds: the statuses the tightest kept cut's dual gives
+    /// ([`Self::set_from_dual`], on the warm set when there is one) as a warm guess, else the
+    /// warm set, else the cold set ([`cold_set`]). A guess whose fold is infeasible would make
+    /// the rounds restart cold: when the compressed program is tried ([`Query::relax`]), the
+    /// program compressed around the guess's dual certifies NO when the score lies above the
+    /// level (the query's answer, [`ControlFlow::Break`]); otherwise its dual, computed at this
+    /// `theta`, gives the guess ([`Self::relaxed_start`]).
+    fn start(
+        &self,
+        query: &Query,
+        settings: &FastSettings,
+    ) -> ControlFlow<(ScoreEval, EvalStats), (ActiveSet, Start)> {
+        let (full, theta, level) = (&query.full, query.theta, query.level);
         let warm = self
             .take_warm()
             .filter(|set| set.status().len() == full.upper.len());
-        let start = match (tightest.as_ref().filter(|_| self.settings.warm_start), warm) {
+        let start = match (
+            query.tightest.as_ref().filter(|_| self.settings.warm_start),
+            warm,
+        ) {
             (Some((cut, bound)), warm) => self
                 .set_from_dual(
-                    &full,
+                    full,
                     warm,
                     &cut.quad,
                     Some(level.unwrap_or(*bound).max(*bound)),
                 )
                 .with_origin(Origin::Guess),
             (None, Some(set)) => set,
-            (None, None) => cold_set(&full, &settings, &reduced_ok, &[], true),
+            (None, None) => cold_set(full, settings, &fold_feasible, &[], true),
         };
-        let (mut start, mut start_kind) = (start, Start::Prepared);
-        if let Some((cut, _)) = &tightest
-            && relax
+        if let Some((cut, _)) = &query.tightest
+            && query.relax
             && start.origin() == Origin::Guess
-            && !reduced_ok(&start.reduce(&full))
+            && !fold_feasible(&start.reduce(full))
         {
-            // The warm guess folds an infeasible set, so the rounds would restart cold. The
-            // program compressed around the guess's dual certifies NO when the score lies
-            // above the level; otherwise its dual, computed at this `theta`, gives the guess.
-            match self.relaxed_start(&full, theta, level, cut, &start) {
+            match self.relaxed_start(full, theta, level, cut, &start) {
                 Relaxed::No(relaxed) => {
                     let bound = relaxed.value(theta);
+                    let n = self.problem().n() as f64;
                     self.keep_warm(start);
                     self.keep_compressed_cut(relaxed);
-                    return Ok(self.answered(
+                    return ControlFlow::Break((
                         ScoreEval::bracketed(n, bound, n),
                         EvalStats::answered(Answer::Compressed, true),
                     ));
                 }
-                Relaxed::Guess(guess) => (start, start_kind) = (guess, Start::Relaxed),
+                Relaxed::Guess(guess) => return ControlFlow::Continue((guess, Start::Relaxed)),
                 Relaxed::Nothing => {}
             }
         }
+        ControlFlow::Continue((start, Start::Prepared))
+    }
+
+    /// The repair rounds from `start` ([`solve_certified`]), each accepted round certified by
+    /// [`CertifiedMean::certify_with`] (its cut and certificate kept); when they fail, the
+    /// clarabel reference backend to the accuracy asked ([`conclude`]).
+    fn solve(
+        &self,
+        query: &Query,
+        settings: &FastSettings,
+        start: ActiveSet,
+        kind: Start,
+    ) -> Result<(ScoreEval, EvalStats), ScoreError> {
+        let cm = self.problem();
+        let n = cm.n() as f64;
+        let (full, theta, level, accuracy) =
+            (&query.full, query.theta, query.level, query.accuracy);
         let last_cut = RefCell::new(None);
         let last_certificate = RefCell::new(None);
         let certified = solve_certified(
-            &full,
+            full,
             start,
-            &settings,
+            settings,
             &cm_map(n),
             level,
-            reduced_ok,
+            fold_feasible,
             &[],
             // The IPM's dual has weight cost 1/n: the certificate's Y (weight cost 1) is n Z.
             |a, _, duals| {
@@ -495,14 +354,14 @@ impl FastCm {
         // over all n points) are not computed here.
         let answer = conclude(
             certified,
-            &settings,
+            settings,
             |set, _, _| self.keep_warm(set),
             || self.reference.evaluate_to(theta, accuracy),
         )?;
         let answer = (
             answer.0,
             EvalStats {
-                start: start_kind,
+                start: kind,
                 ..answer.1
             },
         );
@@ -514,7 +373,7 @@ impl FastCm {
                 self.keep_certificate(certificate);
             }
         }
-        Ok(self.answered(answer.0, answer.1))
+        Ok(answer)
     }
 
     /// The answer `(eval, stats)`, counted by [`EvalStats::answer`].
@@ -618,17 +477,6 @@ impl ScoreOracle for FastCm {
             queries: hi_solves + lo_solves,
         })
     }
-}
-
-/// What the compressed program says about a query whose warm guess folds an infeasible set
-/// ([`FastCm::relaxed_start`]).
-enum Relaxed {
-    /// Its cut certifies "score > level".
-    No(Cut),
-    /// A warm guess from its dual, whose fold is feasible.
-    Guess(ActiveSet),
-    /// Neither: the rounds restart cold.
-    Nothing,
 }
 
 /// How the CM program of [`FastCm`] maps onto the score: `CM = n + n * objective` (the
