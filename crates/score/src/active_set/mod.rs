@@ -8,10 +8,10 @@
 //! - [`group`]: aggregation of many free weights into groups of equal weight (MATH.md 4.10);
 //! - [`warm`]: the pool of warm-start states;
 //! - [`settings`]: [`FastSettings`], every tolerance and budget of the driver.
-pub mod fold;
-pub mod group;
+pub(crate) mod fold;
+pub(crate) mod group;
 pub mod settings;
-pub mod warm;
+pub(crate) mod warm;
 
 pub use settings::{
     AggregateSettings, ColdStartSettings, CompressSettings, FastSettings, MemorySettings,
@@ -82,7 +82,7 @@ pub enum Start {
 
 /// Queries answered, counted by [`Answer`] (of one backend instance, not its clones).
 #[derive(Debug, Default)]
-pub struct AnswerCounts([AtomicUsize; Answer::ALL.len()]);
+pub(crate) struct AnswerCounts([AtomicUsize; Answer::ALL.len()]);
 
 impl AnswerCounts {
     /// Count one query answered by `answer`.
@@ -91,7 +91,7 @@ impl AnswerCounts {
     }
 
     /// The queries answered by `answer`.
-    pub fn get(&self, answer: Answer) -> usize {
+    pub(crate) fn get(&self, answer: Answer) -> usize {
         self.0[answer.index()].load(Ordering::Relaxed)
     }
 }
@@ -136,7 +136,7 @@ impl EvalStats {
 
 /// How a problem maps onto the score: `score = offset + scale * objective` (objective of the
 /// full problem).
-pub struct ScoreMap {
+pub(crate) struct ScoreMap {
     /// Score at objective 0, in points.
     pub offset: f64,
     /// Points of score per objective unit.
@@ -150,7 +150,7 @@ impl ScoreMap {
 }
 
 /// A certified solution of the full problem.
-pub struct Certified {
+pub(crate) struct Certified {
     /// The certified bracket of the score.
     pub eval: ScoreEval,
     /// The active set of the accepted round, as solved.
@@ -164,7 +164,7 @@ pub struct Certified {
 }
 
 /// True when the bracket answers "is the score <= level?" ([`member_from_bracket`]).
-pub fn decides(eval: &ScoreEval, level: Option<f64>) -> bool {
+pub(crate) fn decides(eval: &ScoreEval, level: Option<f64>) -> bool {
     level.is_some_and(|k| member_from_bracket(eval, k).is_some())
 }
 
@@ -173,7 +173,7 @@ pub fn decides(eval: &ScoreEval, level: Option<f64>) -> bool {
 /// construction (then weights are unfolded). `t0` is the starting value of the free
 /// variables. Returns `None` when the rounds are exhausted.
 #[allow(clippy::too_many_arguments)]
-pub fn solve_certified(
+pub(crate) fn solve_certified(
     full: &Problem,
     set: ActiveSet,
     settings: &FastSettings,
@@ -539,7 +539,7 @@ pub(crate) fn unfold_until_feasible(
 }
 
 /// The active set for the next evaluation: statuses from the final duals with a margin.
-pub fn next_set(
+pub(crate) fn next_set(
     full: &Problem,
     mut set: ActiveSet,
     block_duals: &[DMatrix<f64>],
@@ -570,7 +570,7 @@ pub fn next_set(
 /// One subsample alone is too noisy when the score is a small fraction of `n` (at
 /// `n = 20000` a 256-point subsample sees about five removed points): the classification it
 /// gives folds weights that the optimum removes, and the fold is infeasible.
-pub fn cold_set(
+pub(crate) fn cold_set(
     full: &Problem,
     settings: &FastSettings,
     reduced_ok: &impl Fn(&Problem) -> bool,
@@ -649,7 +649,7 @@ pub fn cold_set(
 /// Most weights an active set derived from an estimated dual leaves unfolded
 /// ([`classify_keeping`]) when the program removes about `removed` weight:
 /// `2 removed + unfolded_slack` ([`ColdStartSettings::unfolded_slack`]).
-pub fn unfolded_budget(settings: &FastSettings, removed: f64) -> usize {
+pub(crate) fn unfolded_budget(settings: &FastSettings, removed: f64) -> usize {
     (2.0 * removed.max(0.0)).ceil() as usize + settings.cold.unfolded_slack
 }
 
@@ -721,7 +721,7 @@ fn subsample(full: &Problem, ns: usize) -> Problem<'static> {
 /// reference backend's answer when the rounds failed (`reference` asks it for the bracket
 /// width the evaluation was asked for, [`crate::reference::Clarabel::evaluate_to`], so that refinements reach
 /// the tie band's floor through the fallback too).
-pub fn conclude(
+pub(crate) fn conclude(
     certified: Option<Certified>,
     settings: &FastSettings,
     keep: impl FnOnce(ActiveSet, &[DMatrix<f64>], &[f64]),

@@ -43,8 +43,8 @@ pub(crate) enum Relaxed {
 impl FastCm {
     /// True when the compressed program is tried for a query whose full program is `full`:
     /// compression is on ([`crate::CompressSettings::compress_rank`] > 0), the rank of the
-    /// Newton system's low-rank part is at least [`crate::FastSettings::large_rank`], and the kept cut
-    /// `tightest` is [`Self::compressible`].
+    /// Newton system's low-rank part is at least [`crate::FastSettings::large_rank`], and the
+    /// kept cut `tightest` is [`Self::compressible`].
     pub(crate) fn compresses_near(&self, full: &Problem, tightest: Option<&(Cut, f64)>) -> bool {
         self.settings.compress.compress_rank > 0
             && low_rank(full) >= self.settings.large_rank
