@@ -12,7 +12,7 @@ use common::{cluster_instance, short_release};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use rand_distr::{Distribution, StandardNormal};
-use sosdp_score::{ClarabelCm, CompressSettings, FastCm, FastSettings, ScoreOracle};
+use sosdp_score::{Answer, ClarabelCm, CompressSettings, FastCm, FastSettings, ScoreOracle};
 
 /// Settings that run the compressed test at every size.
 fn forced(rank: usize) -> FastSettings {
@@ -68,14 +68,14 @@ fn compressed_answers_are_confirmed_by_the_reference() {
                 continue;
             }
             let level = anchor.eval.upper + 8.0 * rng.random::<f64>();
-            let before = fast.compressed_answers();
+            let before = fast.answers(Answer::Compressed);
             let (eval, stats) = fast.evaluate_detailed(&theta, Some(level)).unwrap();
             asked += 1;
-            if !stats.compressed {
+            if stats.answer != Answer::Compressed {
                 continue;
             }
             compressed += 1;
-            assert_eq!(fast.compressed_answers(), before + 1);
+            assert_eq!(fast.answers(Answer::Compressed), before + 1);
             let truth = reference.evaluate(&theta).unwrap();
             if eval.upper <= level {
                 yes += 1;
@@ -132,7 +132,7 @@ fn the_release_is_the_same_with_and_without_compression() {
         let oracle = FastCm::new(cm.clone()).with_settings(forced(rank));
         (
             short_release(&oracle, d, gamma),
-            oracle.compressed_answers(),
+            oracle.answers(Answer::Compressed),
         )
     };
     let (with, answered) = run(2);

@@ -9,7 +9,8 @@ use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use rand_distr::{Distribution, StandardNormal};
 use sosdp_score::{
-    Certificate, CertifiedMean, ClarabelCm, FastCm, FastSettings, MemorySettings, ScoreOracle,
+    Answer, Certificate, CertifiedMean, ClarabelCm, FastCm, FastSettings, MemorySettings,
+    ScoreOracle,
 };
 
 fn point(rng: &mut StdRng, centre: &[f64], radius: f64) -> Vec<f64> {
@@ -60,12 +61,12 @@ fn memoised_answers_are_confirmed_by_the_reference() {
             let theta = point(&mut rng, &anchor.theta, 0.15);
             let truth = reference.evaluate(&theta).unwrap();
             let level = truth.score + 6.0 * (rng.random::<f64>() - 0.3);
-            let before = fast.memo_answers();
+            let before = fast.answers(Answer::Memo);
             let (eval, stats) = fast.evaluate_detailed(&theta, Some(level)).unwrap();
             asked += 1;
-            if stats.memoised {
+            if stats.answer == Answer::Memo {
                 memoised += 1;
-                assert_eq!(fast.memo_answers(), before + 1);
+                assert_eq!(fast.answers(Answer::Memo), before + 1);
                 assert!(
                     eval.upper <= level,
                     "a memoised answer must be YES: {eval:?}"
@@ -136,7 +137,10 @@ fn the_release_is_the_same_with_and_without_memoisation() {
             },
             ..FastSettings::default()
         });
-        (short_release(&oracle, d, gamma), oracle.memo_answers())
+        (
+            short_release(&oracle, d, gamma),
+            oracle.answers(Answer::Memo),
+        )
     };
     let (with, answered) = run(64);
     let (without, none) = run(0);

@@ -18,8 +18,8 @@ use sosdp_sampler::{
     release,
 };
 use sosdp_score::{
-    CertifiedMean, Chord, FastCm, FastSettings, Refinement, RepairSettings, ScoreError, ScoreEval,
-    ScoreOracle, decide,
+    Answer, CertifiedMean, Chord, FastCm, FastSettings, Refinement, RepairSettings, ScoreError,
+    ScoreEval, ScoreOracle, decide,
 };
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -257,7 +257,7 @@ fn decisions_through_the_fallback_reach_the_floor() {
             );
         }
     }
-    assert!(fast.fallbacks() > 0, "the fallback never ran");
+    assert!(fast.answers(Answer::Fallback) > 0, "the fallback never ran");
     assert!(
         refined >= 2,
         "only {refined} first brackets above the floor"

@@ -23,7 +23,7 @@ use sosdp_sampler::{
     Ball, DirectionSetting, Domain, Ellipsoid, Intersection, MechanismSettings, Spectrahedron,
     Start, release,
 };
-use sosdp_score::{CertifiedMean, FastCm, ScoreOracle};
+use sosdp_score::{Answer, CertifiedMean, FastCm, ScoreOracle};
 use std::ops::ControlFlow;
 use std::time::Instant;
 
@@ -157,7 +157,7 @@ fn main() {
             .sum::<f64>()
             .sqrt(),
         seconds / (iterations + pilot).max(1) as f64,
-        oracle.fallbacks(),
+        oracle.answers(Answer::Fallback),
     );
     if let Some(bound) = bound_mb {
         assert!(

@@ -14,7 +14,7 @@ use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand_distr::{Distribution, StandardNormal};
 use sosdp_eval::{Adversary, CoordinateMedian, CorruptedSample, MeanEstimator};
-use sosdp_score::{CertifiedMean, FastCm, FastSettings};
+use sosdp_score::{Answer, CertifiedMean, FastCm, FastSettings};
 use std::time::Instant;
 
 fn main() {
@@ -82,7 +82,7 @@ fn main() {
             } else {
                 ""
             },
-            if stats.fallback {
+            if stats.answer == Answer::Fallback {
                 ", fell back to clarabel"
             } else {
                 ""

@@ -37,8 +37,8 @@ pub mod reference;
 pub mod sp;
 
 pub use active_set::{
-    AggregateSettings, ColdStartSettings, CompressSettings, EvalStats, FastSettings,
-    MemorySettings, RepairSettings,
+    AggregateSettings, Answer, ColdStartSettings, CompressSettings, EvalStats, FastSettings,
+    MemorySettings, RepairSettings, Start,
 };
 pub use anchor::reference::minimise_cm;
 pub use anchor::{Anchor, BallDomain};

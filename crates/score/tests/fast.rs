@@ -3,7 +3,9 @@
 mod common;
 
 use common::{instance, normal_vec, random_theta, rng};
-use sosdp_score::{ClarabelCm, FastCm, ScoreOracle, chord_by_bisection, evaluate_batch};
+use sosdp_score::{
+    Answer, ClarabelCm, FastCm, ScoreOracle, Start, chord_by_bisection, evaluate_batch,
+};
 
 /// Agreement within 1e-6 n (issue target) on random instances and thetas at all depths of the
 /// domain, cold and along a warm chain; both brackets must overlap.
@@ -24,7 +26,7 @@ fn fast_agrees_with_clarabel() {
             let theta = random_theta(&mut r, d, g, 0.1 + 0.85 * (k as f64) / 8.0);
             let (a, stats) = fast.evaluate_detailed(&theta, None).unwrap();
             assert!(
-                !stats.fallback && stats.iterations > 0,
+                stats.answer != Answer::Fallback && stats.iterations > 0,
                 "the fast path must answer: {stats:?}"
             );
             let b = reference.evaluate(&theta).unwrap();
@@ -127,7 +129,7 @@ fn far_queries_after_a_warm_solve_are_answered_right() {
             // Warm state from the inside point, then the far query.
             fast.evaluate(&inside).unwrap();
             let (eval, stats) = fast.evaluate_detailed(&far, Some(s + offset)).unwrap();
-            assert!(!stats.fallback, "{stats:?}");
+            assert!(stats.answer != Answer::Fallback, "{stats:?}");
             assert_eq!(
                 eval.upper <= s + offset,
                 offset > 0.0,
@@ -277,7 +279,7 @@ fn direct_chords_agree_with_bisection() {
             0,
             "every end must be certified by its own program"
         );
-        assert_eq!(fast.fallbacks(), 0);
+        assert_eq!(fast.answers(Answer::Fallback), 0);
     }
 }
 
@@ -440,7 +442,7 @@ fn fast_anchor_agrees_with_clarabel() {
                 );
             }
         }
-        assert_eq!(fast.fallbacks(), 0);
+        assert_eq!(fast.answers(Answer::Fallback), 0);
     }
 }
 
@@ -480,7 +482,10 @@ fn fast_sp_agrees_with_clarabel() {
             let s = random_spd(&mut r, d, lo, hi);
             let theta = Spectral::theta_of(&s);
             let (a, stats) = fast.evaluate_detailed(&theta, None).unwrap();
-            assert!(!stats.fallback, "the fast path must answer: {stats:?}");
+            assert!(
+                stats.answer != Answer::Fallback,
+                "the fast path must answer: {stats:?}"
+            );
             let b = reference.evaluate(&theta).unwrap();
             assert!(
                 (a.score - b.score).abs() <= 1e-6 * n as f64,
@@ -535,7 +540,7 @@ fn aggregated_rounds_agree_with_clarabel() {
         for k in 0..10 {
             let theta = random_theta(&mut r, d, g, 0.2 + 0.6 * (k as f64) / 10.0);
             let (a, stats) = fast.evaluate_detailed(&theta, None).unwrap();
-            assert!(!stats.fallback, "{stats:?}");
+            assert!(stats.answer != Answer::Fallback, "{stats:?}");
             let b = reference.evaluate(&theta).unwrap();
             assert!(
                 (a.score - b.score).abs() <= 1e-6 * n as f64,
@@ -585,7 +590,10 @@ fn newton_variant_agrees(vary: impl Fn(&mut sosdp_score::ipm::IpmSettings)) {
         let theta = random_theta(&mut r, d, g, 0.2 + 0.7 * (k as f64) / 6.0);
         let (a, sa) = fast_variant.evaluate_detailed(&theta, None).unwrap();
         let (b, sb) = fast_default.evaluate_detailed(&theta, None).unwrap();
-        assert!(!sa.fallback && !sb.fallback, "{sa:?} {sb:?}");
+        assert!(
+            sa.answer != Answer::Fallback && sb.answer != Answer::Fallback,
+            "{sa:?} {sb:?}"
+        );
         let c = reference.evaluate(&theta).unwrap();
         for e in [&a, &b] {
             assert!(
@@ -674,10 +682,10 @@ fn compressed_questions(base: sosdp_score::FastSettings) -> CompressedPaths {
                     && inside_score <= eval.upper + 1e-6 * n as f64,
                 "score {inside_score} outside {eval:?} ({stats:?})"
             );
-            paths.evaluations += stats.compressed as usize;
+            paths.evaluations += (stats.answer == Answer::Compressed) as usize;
             let level = s + offset;
             let (eval, stats) = fast.evaluate_detailed(&far, Some(level)).unwrap();
-            assert!(!stats.fallback, "{stats:?}");
+            assert!(stats.answer != Answer::Fallback, "{stats:?}");
             assert_eq!(
                 eval.upper <= level,
                 offset > 0.0,
@@ -687,14 +695,17 @@ fn compressed_questions(base: sosdp_score::FastSettings) -> CompressedPaths {
                 eval.lower <= s + 1e-6 * n as f64 && s <= eval.upper + 1e-6 * n as f64,
                 "score {s} outside {eval:?}"
             );
-            paths.relaxed_starts += stats.relaxed_start as usize;
-            if stats.compressed {
+            paths.relaxed_starts += (stats.start == Start::Relaxed) as usize;
+            if stats.answer == Answer::Compressed {
                 paths.yes += (eval.upper <= level) as usize;
                 paths.no += (eval.lower > level) as usize;
             }
         }
     }
-    assert_eq!(fast.compressed_answers(), paths.yes + paths.no);
+    assert_eq!(
+        fast.answers(Answer::Compressed),
+        paths.yes + paths.no + paths.evaluations
+    );
     eprintln!(
         "32 questions: {} compressed NO, {} compressed YES, {} relaxed starts; {} of 32 \
          evaluations compressed",

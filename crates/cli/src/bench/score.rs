@@ -18,7 +18,7 @@ use rand_distr::{Distribution, StandardNormal};
 use serde::Serialize;
 use sosdp_eval::{Adversary, CorruptedSample};
 use sosdp_score::{
-    Anchor, CertifiedMean, ClarabelCm, FastCm, ScoreOracle, chord_by_bisection, minimise_cm,
+    Anchor, Answer, CertifiedMean, ClarabelCm, FastCm, ScoreOracle, chord_by_bisection, minimise_cm,
 };
 use std::time::Instant;
 
@@ -318,7 +318,7 @@ pub fn run(args: &ScoreBenchArgs) -> Result<(), CliError> {
         let (f, stats) = fast.evaluate_detailed(theta, None)?;
         fast_ms.push(ms(t));
         fast_iterations.push(stats.iterations as f64);
-        if stats.fallback {
+        if stats.answer == Answer::Fallback {
             fallbacks += 1;
         }
         if !args.skip_clarabel {
@@ -388,7 +388,8 @@ fn chords(
     let mut rng = StdRng::seed_from_u64(seed);
     let x = &instance.anchor.theta;
     let level = instance.anchor.eval.score + args.chord_level;
-    let (fallbacks_before, bisected_before) = (fast.fallbacks(), fast.bisected_ends());
+    let (fallbacks_before, bisected_before) =
+        (fast.answers(Answer::Fallback), fast.bisected_ends());
     let (mut times, mut calls, mut lengths) = (Vec::new(), Vec::new(), Vec::new());
     let mut total_ms = 0.0;
     for _ in 0..count {
@@ -420,7 +421,7 @@ fn chords(
         member_calls_median: median(calls),
         ms_per_member_call: total_ms / total_calls.max(1.0),
         length_median: median(lengths),
-        fallbacks: fast.fallbacks() - fallbacks_before,
+        fallbacks: fast.answers(Answer::Fallback) - fallbacks_before,
         bisected_ends: fast.bisected_ends() - bisected_before,
     })
 }

@@ -79,6 +79,7 @@ impl Grouping {
     }
 
     /// Number of weights that stay single.
+    #[cfg(test)]
     pub fn singles(&self) -> usize {
         self.single.len()
     }

@@ -8,10 +8,10 @@
 //! - [`group`]: aggregation of many free weights into groups of equal weight (MATH.md 4.10);
 //! - [`warm`]: the pool of warm-start states;
 //! - [`settings`]: [`FastSettings`], every tolerance and budget of the driver.
-pub mod fold;
-pub mod group;
+pub(crate) mod fold;
+pub(crate) mod group;
 pub mod settings;
-pub mod warm;
+pub(crate) mod warm;
 
 pub use settings::{
     AggregateSettings, ColdStartSettings, CompressSettings, FastSettings, MemorySettings,
@@ -26,10 +26,83 @@ use crate::ipm::{self, IpmSettings, LmiBlock, Problem, Termination};
 use nalgebra::DMatrix;
 use sosdp_oracle::{ScoreEval, member_from_bracket};
 use std::borrow::Cow;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Which step of an evaluation gave its bracket.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Answer {
+    /// `theta` lies outside the score's domain: the maximum score, without a solve.
+    Outside,
+    /// The screen of the CM program answered without a solve ([`crate::CertifiedMean::screen`]).
+    Screen,
+    /// A kept cut (of a full or a compressed solve) certified "score > level" without a solve.
+    KeptCut,
+    /// A kept certificate answered the membership query without a solve (MATH.md 4.9).
+    Memo,
+    /// The compressed program answered the membership query, NO from its cut or YES from its
+    /// weights made feasible for the full LMI, or bracketed the score to the accuracy asked
+    /// ([`crate::cm::compress`]).
+    Compressed,
+    /// The certified repair rounds on the full problem.
+    #[default]
+    Solved,
+    /// The repair rounds failed and the reference backend answered.
+    Fallback,
+}
+
+impl Answer {
+    /// Every answer, in the order of [`Answer::index`].
+    pub const ALL: [Answer; 7] = [
+        Answer::Outside,
+        Answer::Screen,
+        Answer::KeptCut,
+        Answer::Memo,
+        Answer::Compressed,
+        Answer::Solved,
+        Answer::Fallback,
+    ];
+
+    /// The position of the answer in [`Answer::ALL`] (the index of its counter).
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// Where the repair rounds of an evaluation started.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Start {
+    /// The warm set, the kept cut's guess or the cold set the evaluation prepared (or no
+    /// rounds at all).
+    #[default]
+    Prepared,
+    /// The warm guess came from the dual of the compressed program at the query, the kept
+    /// cut's guess folding an infeasible set ([`crate::cm::compress`]).
+    Relaxed,
+}
+
+/// Queries answered, counted by [`Answer`] (of one backend instance, not its clones).
+#[derive(Debug, Default)]
+pub(crate) struct AnswerCounts([AtomicUsize; Answer::ALL.len()]);
+
+impl AnswerCounts {
+    /// Count one query answered by `answer`.
+    pub(crate) fn count(&self, answer: Answer) {
+        self.0[answer.index()].fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// The queries answered by `answer`.
+    pub(crate) fn get(&self, answer: Answer) -> usize {
+        self.0[answer.index()].load(Ordering::Relaxed)
+    }
+}
 
 /// What one evaluation did.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct EvalStats {
+    /// Which step gave the bracket.
+    pub answer: Answer,
+    /// Where the repair rounds started.
+    pub start: Start,
     /// Interior-point iterations, summed over rounds (and the cold-start subsample).
     pub iterations: usize,
     /// Reduced problems solved.
@@ -43,26 +116,27 @@ pub struct EvalStats {
     pub grouped_rounds: usize,
     /// Folded weights in the last reduced problem.
     pub folded: usize,
-    /// Stopped as soon as the bracket decided a membership query.
+    /// The bracket decides the membership query but is wider than the accuracy asked (the
+    /// answer stopped as soon as it decided).
     pub decided_early: bool,
-    /// A kept certificate answered the membership query without a solve (MATH.md 4.9).
-    pub memoised: bool,
-    /// The compressed program answered the membership query, NO from its cut or YES from its
-    /// weights made feasible for the full LMI, or bracketed the score to the accuracy asked
-    /// ([`crate::cm::compress`]).
-    pub compressed: bool,
-    /// The repair rounds failed and the reference backend answered.
-    pub fallback: bool,
     /// A warm guess was given up for a cold start (see [`Origin::Guess`]).
     pub restarted_cold: bool,
-    /// The warm guess came from the dual of the compressed program at the query, the kept
-    /// cut's guess folding an infeasible set ([`crate::cm::compress`]).
-    pub relaxed_start: bool,
+}
+
+impl EvalStats {
+    /// The statistics of an evaluation answered by `answer` without repair rounds.
+    pub(crate) fn answered(answer: Answer, decided_early: bool) -> Self {
+        EvalStats {
+            answer,
+            decided_early,
+            ..EvalStats::default()
+        }
+    }
 }
 
 /// How a problem maps onto the score: `score = offset + scale * objective` (objective of the
 /// full problem).
-pub struct ScoreMap {
+pub(crate) struct ScoreMap {
     /// Score at objective 0, in points.
     pub offset: f64,
     /// Points of score per objective unit.
@@ -76,7 +150,7 @@ impl ScoreMap {
 }
 
 /// A certified solution of the full problem.
-pub struct Certified {
+pub(crate) struct Certified {
     /// The certified bracket of the score.
     pub eval: ScoreEval,
     /// The active set of the accepted round, as solved.
@@ -90,7 +164,7 @@ pub struct Certified {
 }
 
 /// True when the bracket answers "is the score <= level?" ([`member_from_bracket`]).
-pub fn decides(eval: &ScoreEval, level: Option<f64>) -> bool {
+pub(crate) fn decides(eval: &ScoreEval, level: Option<f64>) -> bool {
     level.is_some_and(|k| member_from_bracket(eval, k).is_some())
 }
 
@@ -99,7 +173,7 @@ pub fn decides(eval: &ScoreEval, level: Option<f64>) -> bool {
 /// construction (then weights are unfolded). `t0` is the starting value of the free
 /// variables. Returns `None` when the rounds are exhausted.
 #[allow(clippy::too_many_arguments)]
-pub fn solve_certified(
+pub(crate) fn solve_certified(
     full: &Problem,
     set: ActiveSet,
     settings: &FastSettings,
@@ -465,7 +539,7 @@ pub(crate) fn unfold_until_feasible(
 }
 
 /// The active set for the next evaluation: statuses from the final duals with a margin.
-pub fn next_set(
+pub(crate) fn next_set(
     full: &Problem,
     mut set: ActiveSet,
     block_duals: &[DMatrix<f64>],
@@ -496,7 +570,7 @@ pub fn next_set(
 /// One subsample alone is too noisy when the score is a small fraction of `n` (at
 /// `n = 20000` a 256-point subsample sees about five removed points): the classification it
 /// gives folds weights that the optimum removes, and the fold is infeasible.
-pub fn cold_set(
+pub(crate) fn cold_set(
     full: &Problem,
     settings: &FastSettings,
     reduced_ok: &impl Fn(&Problem) -> bool,
@@ -575,7 +649,7 @@ pub fn cold_set(
 /// Most weights an active set derived from an estimated dual leaves unfolded
 /// ([`classify_keeping`]) when the program removes about `removed` weight:
 /// `2 removed + unfolded_slack` ([`ColdStartSettings::unfolded_slack`]).
-pub fn unfolded_budget(settings: &FastSettings, removed: f64) -> usize {
+pub(crate) fn unfolded_budget(settings: &FastSettings, removed: f64) -> usize {
     (2.0 * removed.max(0.0)).ceil() as usize + settings.cold.unfolded_slack
 }
 
@@ -647,7 +721,7 @@ fn subsample(full: &Problem, ns: usize) -> Problem<'static> {
 /// reference backend's answer when the rounds failed (`reference` asks it for the bracket
 /// width the evaluation was asked for, [`crate::reference::Clarabel::evaluate_to`], so that refinements reach
 /// the tie band's floor through the fallback too).
-pub fn conclude(
+pub(crate) fn conclude(
     certified: Option<Certified>,
     settings: &FastSettings,
     keep: impl FnOnce(ActiveSet, &[DMatrix<f64>], &[f64]),
@@ -663,87 +737,10 @@ pub fn conclude(
         None => Ok((
             reference()?,
             EvalStats {
+                answer: Answer::Fallback,
                 rounds: settings.repair.max_rounds,
-                fallback: true,
                 ..EvalStats::default()
             },
         )),
     }
 }
-
-/// What a fast backend `$backend` (shared by [`crate::FastCm`] and [`crate::FastSp`]) builds on
-/// its own `evaluate_to(theta, level, accuracy)`: the inherent `evaluate_detailed`, and the
-/// [`ScoreOracle`](crate::ScoreOracle) impl (dimension and maximum from its program
-/// ([`crate::reference::ReferenceProgram`]), backend `"fast"`, convex, a membership query
-/// stopping as soon as its bracket decides, the refinement of its settings); `$extra` are the
-/// backend's own further oracle methods.
-macro_rules! fast_oracle {
-    ($backend:ty { $($extra:tt)* }) => {
-        impl $backend {
-            /// Evaluate with statistics; with `level`, stop as soon as the bracket decides
-            /// "score <= level" (the bracket may then be wider than the accuracy).
-            pub fn evaluate_detailed(
-                &self,
-                theta: &[f64],
-                level: Option<f64>,
-            ) -> Result<($crate::ScoreEval, $crate::EvalStats), $crate::ScoreError> {
-                self.evaluate_to(theta, level, self.settings.accuracy)
-            }
-        }
-
-        impl $crate::ScoreOracle for $backend {
-            fn dim(&self) -> usize {
-                $crate::reference::ReferenceProgram::dim(self.problem())
-            }
-
-            fn max_score(&self) -> f64 {
-                $crate::reference::ReferenceProgram::max_score(self.problem())
-            }
-
-            fn backend(&self) -> &'static str {
-                "fast"
-            }
-
-            fn convex(&self) -> bool {
-                true
-            }
-
-            fn evaluate(&self, theta: &[f64]) -> Result<$crate::ScoreEval, $crate::ScoreError> {
-                Ok(self.evaluate_detailed(theta, None)?.0)
-            }
-
-            fn evaluate_within(
-                &self,
-                theta: &[f64],
-                accuracy: f64,
-            ) -> Result<$crate::ScoreEval, $crate::ScoreError> {
-                let accuracy = accuracy.max(self.settings.accuracy);
-                Ok(self.evaluate_to(theta, None, accuracy)?.0)
-            }
-
-            fn member_eval(
-                &self,
-                theta: &[f64],
-                level: f64,
-            ) -> Result<$crate::ScoreEval, $crate::ScoreError> {
-                Ok(self.evaluate_detailed(theta, Some(level))?.0)
-            }
-
-            fn member_eval_to(
-                &self,
-                theta: &[f64],
-                level: f64,
-                accuracy: f64,
-            ) -> Result<$crate::ScoreEval, $crate::ScoreError> {
-                Ok(self.evaluate_to(theta, Some(level), accuracy)?.0)
-            }
-
-            fn refinement(&self) -> $crate::Refinement {
-                self.settings.refinement
-            }
-
-            $($extra)*
-        }
-    };
-}
-pub(crate) use fast_oracle;

@@ -7,9 +7,15 @@ use std::sync::Mutex;
 const POOL: usize = 4;
 
 /// The most recent warm-start states (a few), newest last.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct WarmPool<T> {
     states: Mutex<Vec<T>>,
+}
+
+impl<T> Default for WarmPool<T> {
+    fn default() -> Self {
+        WarmPool::new()
+    }
 }
 
 impl<T> WarmPool<T> {

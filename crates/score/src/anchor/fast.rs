@@ -12,7 +12,7 @@
 //! score, then certified exactly like [`crate::anchor::minimise_cm`] (same bracket, same
 //! radius), so both backends return the same kind of [`Anchor`].
 use crate::ScoreError;
-use crate::active_set::{cold_set, solve_certified};
+use crate::active_set::{Answer, cold_set, solve_certified};
 use crate::anchor::{Anchor, BallDomain, anchor_at, check_ball};
 use crate::cm::fast::FastCm;
 use crate::cm::fast::cm_map;
@@ -59,7 +59,7 @@ impl FastCm {
             certify,
         );
         let Some(c) = certified else {
-            self.count_fallback();
+            self.count(Answer::Fallback);
             return super::reference::minimise_cm(&self.reference, ball);
         };
         let (theta, weights, y) = found.into_inner().expect("an accepted round was certified");

@@ -21,7 +21,7 @@
 use super::fast::FastCm;
 use crate::ScoreError;
 use crate::active_set::fold::ActiveSet;
-use crate::active_set::{FastSettings, ScoreMap, solve_certified};
+use crate::active_set::{Answer, FastSettings, ScoreMap, solve_certified};
 use crate::cm::CertifiedMean;
 use crate::ipm::{LinearRow, LmiBlock, Problem};
 use nalgebra::DMatrix;
@@ -111,7 +111,7 @@ impl FastCm {
     ) -> Result<(ActiveSet, f64), ScoreError> {
         let cm = self.problem();
         let nearest = if self.settings.warm_start {
-            self.nearest_cut(x, u, level)
+            self.memory.nearest_cut(x, u, level)
         } else {
             None
         };
@@ -128,7 +128,7 @@ impl FastCm {
         let (_, stats) = self.evaluate_detailed(x, None)?;
         let set = self
             .take_warm()
-            .filter(|set| set.status().len() == cm.n() && !stats.fallback);
+            .filter(|set| set.status().len() == cm.n() && stats.answer != Answer::Fallback);
         Ok((set.unwrap_or_else(|| ActiveSet::all_free(full)), 0.0))
     }
 

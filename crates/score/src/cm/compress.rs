@@ -30,7 +30,7 @@ use std::borrow::Cow;
 
 /// The solve of a compressed program: its cut (certified on the full program) and its primal
 /// weights (feasible for the compressed LMI, not necessarily for the full one).
-pub struct Compressed {
+pub(crate) struct Compressed {
     /// The cut of the compressed dual `Y = n W Z W^T`.
     pub cut: Cut,
     /// The compressed program's weights, one per point.
@@ -39,7 +39,7 @@ pub struct Compressed {
 
 /// An orthonormal basis (as columns) of the span of `vectors`, in order, each vector
 /// dropped when less than `1e-8` of it (relative) lies outside the span of the earlier ones.
-pub fn orthonormal_basis(vectors: &[Vec<f64>]) -> DMatrix<f64> {
+pub(crate) fn orthonormal_basis(vectors: &[Vec<f64>]) -> DMatrix<f64> {
     let mut basis: Vec<Vec<f64>> = Vec::new();
     for v in vectors {
         let norm = v.iter().map(|x| x * x).sum::<f64>().sqrt();
@@ -65,7 +65,7 @@ pub fn orthonormal_basis(vectors: &[Vec<f64>]) -> DMatrix<f64> {
 
 /// `basis` (orthonormal columns) with the part of `direction` outside its span as one more
 /// column ([`orthonormal_basis`]).
-pub fn with_direction(basis: &DMatrix<f64>, direction: &[f64]) -> DMatrix<f64> {
+pub(crate) fn with_direction(basis: &DMatrix<f64>, direction: &[f64]) -> DMatrix<f64> {
     let mut vectors: Vec<Vec<f64>> = basis
         .column_iter()
         .map(|c| c.iter().copied().collect())
@@ -78,7 +78,7 @@ impl CertifiedMean {
     /// The subspace of the module doc for a query at `theta` near the kept cut `cut`: the
     /// `rank` leading eigenvectors of the cut's dual, `theta` minus the point where the cut
     /// was made and minus the centre (lifted with a 0), and the constant coordinate.
-    pub fn compression_basis(&self, theta: &[f64], cut: &Cut, rank: usize) -> DMatrix<f64> {
+    pub(crate) fn compression_basis(&self, theta: &[f64], cut: &Cut, rank: usize) -> DMatrix<f64> {
         let dim = self.dim();
         let eig = cut.dual.as_ref().clone().symmetric_eigen();
         let mut order: Vec<usize> = (0..=dim).collect();
@@ -115,7 +115,7 @@ impl CertifiedMean {
     /// `k` dimensions). `None` when nothing is left to unfold. The solve stops once its dual
     /// objective is [`crate::CompressSettings::compress_stop`] points above `level` or its primal
     /// objective that far below (then the compressed program cannot certify "above `level`").
-    pub fn compressed_cut(
+    pub(crate) fn compressed_cut(
         &self,
         theta: &[f64],
         basis: &DMatrix<f64>,

@@ -13,22 +13,23 @@
 //! quantity to the bracket width asked for.
 use crate::ScoreError;
 use crate::active_set::fold::{ActiveSet, Origin, classify_keeping};
-use crate::active_set::warm::WarmPool;
 use crate::active_set::{
-    EvalStats, FastSettings, ScoreMap, cold_set, conclude, decides, fold_feasible, low_rank,
-    next_set, solve_certified, unfold_until_feasible, unfolded_budget,
+    Answer, AnswerCounts, EvalStats, FastSettings, ScoreMap, Start, cold_set, conclude, decides,
+    fold_feasible, next_set, solve_certified, unfolded_budget,
 };
-use crate::cm::compress::{Compressed, with_direction};
+use crate::cm::answer::compressed::Relaxed;
+use crate::cm::answer::{Query, ShortCircuit};
+use crate::cm::memory::Memory;
 use crate::cm::reference::ClarabelCm;
 use crate::cm::{Certificate, CertifiedMean, Cut};
-use crate::dense::{bottom_eigenpair, min_eigenvalue};
 use crate::ipm::Problem;
+use crate::reference::ReferenceProgram;
 use nalgebra::DMatrix;
-use sosdp_oracle::{Chord, ScoreEval, check_chord_args};
+use sosdp_oracle::{Chord, Refinement, ScoreEval, ScoreOracle, check_chord_args};
 use std::borrow::Cow;
 use std::cell::RefCell;
+use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
 
 /// The CM score on the fast interior-point backend.
 #[derive(Debug)]
@@ -37,23 +38,12 @@ pub struct FastCm {
     /// `w_i = zh_i / sqrt(n)` as columns.
     pub(crate) points: DMatrix<f64>,
     pub(crate) settings: FastSettings,
-    warm: WarmPool<ActiveSet>,
-    /// Evaluations answered by the reference backend.
-    fallbacks: AtomicUsize,
+    /// Warm states, kept cuts and certificates.
+    pub(crate) memory: Memory,
+    /// Evaluations and anchors answered, by [`Answer`].
+    answers: AnswerCounts,
     /// Chord ends the direct solve could not certify (found by bisection instead).
     bisected_ends: AtomicUsize,
-    /// Cuts (affine minorants) from the duals of recent solves, newest last.
-    cuts: Mutex<Vec<Cut>>,
-    /// Cuts of the compressed program ([`crate::cm::compress`]), newest last: they certify NO
-    /// answers and outer chord ends like the others, but never seed a warm start (their duals
-    /// have rank at most 5).
-    compressed_cuts: Mutex<Vec<Cut>>,
-    /// Certificates (feasible primals) of recent solves, newest last (MATH.md 4.9).
-    certificates: Mutex<Vec<Certificate>>,
-    /// Membership questions answered by a kept certificate, without a solve.
-    memo_answers: AtomicUsize,
-    /// Membership questions answered NO by the compressed program ([`crate::cm::compress`]).
-    compressed_answers: AtomicUsize,
 }
 
 impl Clone for FastCm {
@@ -62,14 +52,9 @@ impl Clone for FastCm {
             reference: self.reference.clone(),
             points: self.points.clone(),
             settings: self.settings.clone(),
-            warm: WarmPool::new(),
-            fallbacks: AtomicUsize::new(0),
+            memory: Memory::default(),
+            answers: AnswerCounts::default(),
             bisected_ends: AtomicUsize::new(0),
-            cuts: Mutex::new(Vec::new()),
-            compressed_cuts: Mutex::new(Vec::new()),
-            certificates: Mutex::new(Vec::new()),
-            memo_answers: AtomicUsize::new(0),
-            compressed_answers: AtomicUsize::new(0),
         }
     }
 }
@@ -84,14 +69,9 @@ impl FastCm {
             reference: ClarabelCm::new(problem),
             points,
             settings: FastSettings::default(),
-            warm: WarmPool::new(),
-            fallbacks: AtomicUsize::new(0),
+            memory: Memory::default(),
+            answers: AnswerCounts::default(),
             bisected_ends: AtomicUsize::new(0),
-            cuts: Mutex::new(Vec::new()),
-            compressed_cuts: Mutex::new(Vec::new()),
-            certificates: Mutex::new(Vec::new()),
-            memo_answers: AtomicUsize::new(0),
-            compressed_answers: AtomicUsize::new(0),
         }
     }
 
@@ -111,10 +91,13 @@ impl FastCm {
         &self.settings
     }
 
-    /// Number of evaluations and anchors (of this instance, not its clones) answered by the
-    /// reference backend because the fast path failed.
-    pub fn fallbacks(&self) -> usize {
-        self.fallbacks.load(Ordering::Relaxed)
+    /// Number of evaluations and anchors (of this instance, not its clones) that `answer`
+    /// answered: [`Answer::Fallback`] counts those the reference backend answered because the
+    /// fast path failed (anchors included), [`Answer::Memo`] the membership questions a kept
+    /// certificate answered without a solve (MATH.md 4.9), [`Answer::Compressed`] the
+    /// questions and evaluations the compressed program answered ([`crate::cm::compress`]).
+    pub fn answers(&self, answer: Answer) -> usize {
+        self.answers.get(answer)
     }
 
     /// Number of chord ends (of this instance) that the direct solve of [`super::chord`]
@@ -123,28 +106,14 @@ impl FastCm {
         self.bisected_ends.load(Ordering::Relaxed)
     }
 
-    /// Number of membership questions (of this instance) answered by a kept certificate
-    /// without a solve (MATH.md 4.9).
-    pub fn memo_answers(&self) -> usize {
-        self.memo_answers.load(Ordering::Relaxed)
-    }
-
-    /// Number of membership questions (of this instance) answered by the compressed
-    /// program ([`crate::cm::compress`]) instead of a solve of the full one.
-    pub fn compressed_answers(&self) -> usize {
-        self.compressed_answers.load(Ordering::Relaxed)
-    }
-
     /// The kept certificates, oldest first (MATH.md 4.9).
     pub fn kept_certificates(&self) -> Vec<Certificate> {
-        self.certificates
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
+        self.memory.certificates()
     }
 
-    pub(crate) fn count_fallback(&self) {
-        self.fallbacks.fetch_add(1, Ordering::Relaxed);
+    /// Count one evaluation or anchor answered by `answer`.
+    pub(crate) fn count(&self, answer: Answer) {
+        self.answers.count(answer);
     }
 
     pub(crate) fn count_bisected_end(&self) {
@@ -153,22 +122,13 @@ impl FastCm {
 
     /// Forget the warm-start state and the kept cuts (the next evaluation is cold).
     pub fn reset(&self) {
-        self.warm.clear();
-        self.cuts.lock().unwrap_or_else(|e| e.into_inner()).clear();
-        self.compressed_cuts
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clear();
-        self.certificates
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clear();
+        self.memory.clear();
     }
 
     /// Take the warm-start state (if enabled).
     pub(crate) fn take_warm(&self) -> Option<ActiveSet> {
         if self.settings.warm_start {
-            self.warm.take()
+            self.memory.take_warm()
         } else {
             None
         }
@@ -177,7 +137,7 @@ impl FastCm {
     /// Keep an active set of the CM program (or of any program on the same weights) for the
     /// next evaluation.
     pub(crate) fn keep_warm(&self, set: ActiveSet) {
-        self.warm.keep(set);
+        self.memory.keep_warm(set);
     }
 
     /// Keep (when warm starts are on) the active set that the final duals of a solve of `full`
@@ -203,199 +163,20 @@ impl FastCm {
     /// Keep the cut of a solve (the oldest one goes when there are
     /// [`crate::MemorySettings::kept_cuts`]).
     pub(crate) fn keep_cut(&self, cut: Cut) {
-        keep_newest(&self.cuts, cut, self.settings.memory.kept_cuts);
+        self.memory.keep_cut(cut, self.settings.memory.kept_cuts);
     }
 
-    /// The largest lower bound the kept cuts of the compressed program give at `theta`.
-    fn compressed_bound(&self, theta: &[f64]) -> Option<f64> {
-        let cuts = self
-            .compressed_cuts
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        cuts.iter().map(|c| c.value(theta)).max_by(f64::total_cmp)
+    /// Keep a cut of the compressed program (as many as [`Self::keep_cut`]).
+    pub(crate) fn keep_compressed_cut(&self, cut: Cut) {
+        self.memory
+            .keep_compressed_cut(cut, self.settings.memory.kept_cuts);
     }
 
     /// Keep the certificate of a solve (the oldest one goes when there are
     /// [`crate::MemorySettings::kept_certificates`]).
-    fn keep_certificate(&self, certificate: Certificate) {
-        let most = self.settings.memory.kept_certificates;
-        if most == 0 {
-            return;
-        }
-        let mut kept = self.certificates.lock().unwrap_or_else(|e| e.into_inner());
-        if kept.len() >= most {
-            kept.remove(0);
-        }
-        kept.push(certificate);
-    }
-
-    /// The smallest certified upper bound below `level` at `theta` that the kept certificates
-    /// give, or `None` ([`Certificate::upper_below`]).
-    fn memoised_upper(&self, theta: &[f64], level: f64) -> Option<f64> {
-        let cm = self.problem();
-        let kept = self.certificates.lock().unwrap_or_else(|e| e.into_inner());
-        kept.iter()
-            .filter_map(|c| c.upper_below(theta, cm.centre(), cm.gamma(), cm.n() as f64, level))
-            .min_by(f64::total_cmp)
-    }
-
-    /// The kept cut with the largest value at `theta` (the dual of a recent solve that is
-    /// closest to optimal at `theta`) and that value (the largest lower bound the kept cuts
-    /// give there).
-    fn tightest_cut(&self, theta: &[f64]) -> Option<(Cut, f64)> {
-        let cuts = self.cuts.lock().unwrap_or_else(|e| e.into_inner());
-        cuts.iter()
-            .map(|c| (c, c.value(theta)))
-            .max_by(|a, b| a.1.total_cmp(&b.1))
-            .map(|(c, v)| (c.clone(), v))
-    }
-
-    /// For a query at `theta` whose warm guess `start` (from the kept cut `cut`) folds an
-    /// infeasible set: the program compressed around `cut`'s dual ([`crate::cm::compress`]). Its
-    /// cut may certify NO; otherwise the statuses its margins give are the guess, once their fold
-    /// is feasible. While it is not, the fold's most violated direction (the bottom eigenvector of
-    /// `B(theta)` minus the folded scatter) joins the subspace and the compressed program is solved
-    /// again, at most [`crate::CompressSettings::relaxed_directions`] times.
-    fn relaxed_start(
-        &self,
-        full: &Problem,
-        theta: &[f64],
-        level: Option<f64>,
-        cut: &Cut,
-        start: &ActiveSet,
-    ) -> Relaxed {
-        let cm = self.problem();
-        let n = cm.n() as f64;
-        let mut basis = cm.compression_basis(theta, cut, self.settings.compress.compress_rank);
-        let mut margins: Vec<f64> = cut.quad.iter().map(|q| 1.0 - q / n).collect();
-        for extra in 0..=self.settings.compress.relaxed_directions {
-            let Some(Compressed { cut: relaxed, .. }) =
-                cm.compressed_cut(theta, &basis, &self.points, &margins, level, &self.settings)
-            else {
-                return Relaxed::Nothing;
-            };
-            let bound = relaxed.value(theta);
-            if level.is_some_and(|k| bound > k) {
-                return Relaxed::No(relaxed);
-            }
-            let guess = self
-                .set_from_dual(
-                    full,
-                    Some(start.clone()),
-                    &relaxed.quad,
-                    Some(level.unwrap_or(bound).max(bound)),
-                )
-                .with_origin(Origin::Guess);
-            let (bottom, direction) = bottom_eigenpair(&guess.reduce(full).blocks[0].constant);
-            if bottom > 0.0 {
-                keep_newest(
-                    &self.compressed_cuts,
-                    relaxed,
-                    self.settings.memory.kept_cuts,
-                );
-                return Relaxed::Guess(guess);
-            }
-            if extra == self.settings.compress.relaxed_directions {
-                // Still infeasible: the folded weights the compressed dual is least sure of
-                // are freed until the fold is feasible.
-                let mut guess = guess;
-                if unfold_until_feasible(full, &mut guess, fold_feasible) {
-                    keep_newest(
-                        &self.compressed_cuts,
-                        relaxed,
-                        self.settings.memory.kept_cuts,
-                    );
-                    return Relaxed::Guess(guess);
-                }
-                break;
-            }
-            margins = relaxed.quad.iter().map(|q| 1.0 - q / n).collect();
-            basis = with_direction(&basis, direction.as_slice());
-        }
-        Relaxed::Nothing
-    }
-
-    /// True when at most [`crate::CompressSettings::compress_answer_free`] of the weights would be
-    /// free in the program compressed around `cut` (their margins under its dual within
-    /// [`crate::CompressSettings::compress_margin`] of 0): otherwise its solve costs more than the
-    /// warm or cold full solve it would spare.
-    fn compressible(&self, cut: &Cut) -> bool {
-        let n = self.problem().n() as f64;
-        let free = cut
-            .quad
-            .iter()
-            .filter(|q| (1.0 - *q / n).abs() <= self.settings.compress.compress_margin)
-            .count();
-        free as f64 <= self.settings.compress.compress_answer_free * n
-    }
-
-    /// A membership question at `level` answered on the program compressed around the kept
-    /// cut `cut` ([`crate::cm::compress`]): NO when the compressed dual's cut exceeds `level`
-    /// at `theta`, YES when the compressed weights, made feasible for the full LMI
-    /// ([`CertifiedMean::feasible_with_scatter`]), remove at most `level` points. Both are
-    /// certified on the full program, so the answer is the one any certified bracket gives.
-    /// Without a level (an evaluation), the bracket of that cut and those weights when it is
-    /// at most `accuracy` wide (the compressed solve then runs to a tenth of it).
-    /// While neither holds and the weights violate the full LMI, its most violated direction
-    /// (the bottom eigenvector of `L(theta, a)`) joins the subspace and the program is solved
-    /// again, at most [`crate::CompressSettings::relaxed_directions`] times. Returns the answer's
-    /// bracket and certificate (YES) when decided, and the last compressed cut.
-    fn compressed_answer(
-        &self,
-        theta: &[f64],
-        level: Option<f64>,
-        accuracy: f64,
-        cut: &Cut,
-    ) -> (Option<(ScoreEval, Option<Certificate>)>, Option<Cut>) {
-        let cm = self.problem();
-        let n = cm.n() as f64;
-        let b = cm.b_matrix(theta);
-        // An evaluation needs the compressed optimum to a tenth of the bracket width.
-        let mut settings = self.settings.clone();
-        if level.is_none() {
-            settings.compress.compress_round.gap_tol = settings
-                .compress
-                .compress_round
-                .gap_tol
-                .min(0.1 * accuracy / n);
-        }
-        let margins: Vec<f64> = cut.quad.iter().map(|q| 1.0 - q / n).collect();
-        let mut basis = cm.compression_basis(theta, cut, self.settings.compress.compress_rank);
-        let mut last = None;
-        for _ in 0..=self.settings.compress.relaxed_directions {
-            let Some(solved) =
-                cm.compressed_cut(theta, &basis, &self.points, &margins, level, &settings)
-            else {
-                break;
-            };
-            let lower = solved.cut.value(theta).max(0.0);
-            if level.is_some_and(|k| lower > k) {
-                return (
-                    Some((ScoreEval::bracketed(n, lower, n), None)),
-                    Some(solved.cut),
-                );
-            }
-            // The repair of `feasible_with_scatter`, its scatter and violation kept for the
-            // violated direction below.
-            let (clipped, s_a) = cm.clipped_with_scatter(&solved.weights);
-            let slack = &b - &s_a;
-            let violation = -min_eigenvalue(&slack);
-            let (feasible, scatter) = cm.shrunk_into_cone(&b, clipped, s_a, violation);
-            let total: f64 = feasible.iter().sum();
-            let upper = (n - total).max(0.0);
-            if level.map_or(upper - lower <= accuracy, |k| upper <= k) {
-                let eval = ScoreEval::bracketed(upper, lower.min(upper), upper);
-                let certificate = Certificate::new(&scatter, total);
-                return (Some((eval, Some(certificate))), Some(solved.cut));
-            }
-            last = Some(solved.cut);
-            if violation <= 0.0 {
-                // Feasible as they are: the compressed optimum is within its gap of the level.
-                break;
-            }
-            basis = with_direction(&basis, bottom_eigenpair(&slack).1.as_slice());
-        }
-        (None, last)
+    pub(crate) fn keep_certificate(&self, certificate: Certificate) {
+        self.memory
+            .keep_certificate(certificate, self.settings.memory.kept_certificates);
     }
 
     /// The active set a dual `Y` (certificate scale, given by its quadratic forms
@@ -425,176 +206,128 @@ impl FastCm {
         set
     }
 
-    /// Along the ray `x + s u`: the smallest certified outer end of `{CM <= level}` among the
-    /// kept cuts, and the quadratic forms of that cut's dual.
-    pub(crate) fn nearest_cut(
-        &self,
-        x: &[f64],
-        u: &[f64],
-        level: f64,
-    ) -> Option<(f64, Arc<[f64]>)> {
-        let cuts = self.cuts.lock().unwrap_or_else(|e| e.into_inner());
-        cuts.iter()
-            .filter_map(|c| c.ray_end(x, u, level).map(|s| (s, c)))
-            .min_by(|a, b| a.0.total_cmp(&b.0))
-            .map(|(s, c)| (s, c.quad.clone()))
-    }
-
     fn full_problem(&self, b: DMatrix<f64>) -> Problem<'_> {
         Problem::packing(b, Cow::Borrowed(&self.points))
     }
 
     /// The CM score at `theta` with statistics, to bracket width `accuracy`; with `level`, stop
-    /// as soon as the bracket decides "score <= level" (see `evaluate_detailed`).
+    /// as soon as the bracket decides "score <= level" (see `evaluate_detailed`). A pipeline:
+    /// the short-circuit answerers in order (`cm::answer`: screen, kept cut, memo, compressed
+    /// program), then the start, the repair rounds and the clarabel fallback.
     pub fn evaluate_to(
         &self,
         theta: &[f64],
         level: Option<f64>,
         accuracy: f64,
     ) -> Result<(ScoreEval, EvalStats), ScoreError> {
-        let settings = self.settings.with_accuracy(accuracy);
         let cm = self.problem();
         cm.check_theta(theta)?;
         if !cm.in_domain(theta) {
-            return Ok((ScoreEval::outside(cm.n() as f64), EvalStats::default()));
-        }
-        if let Some(eval) = cm.screen(theta, accuracy, level) {
-            let decided_early = eval.width() > accuracy;
-            return Ok((
-                eval,
-                EvalStats {
-                    decided_early,
-                    ..EvalStats::default()
-                },
-            ));
-        }
-        let n = cm.n() as f64;
-        let tightest = self.tightest_cut(theta);
-        if let Some(k) = level {
-            // A kept cut may already certify "score > level"; a = 0 gives the upper end.
-            let bound = tightest
-                .as_ref()
-                .map(|t| t.1)
-                .into_iter()
-                .chain(self.compressed_bound(theta))
-                .fold(0.0, f64::max);
-            if bound > k {
-                return Ok((
-                    ScoreEval::bracketed(n, bound, n),
-                    EvalStats {
-                        decided_early: true,
-                        ..EvalStats::default()
-                    },
-                ));
-            }
-        }
-        if let Some(k) = level
-            && let Some(upper) = self.memoised_upper(theta, k)
-        {
-            // A kept certificate answers YES (MATH.md 4.9); the kept cuts bound it below.
-            self.memo_answers.fetch_add(1, Ordering::Relaxed);
-            let lower = tightest.as_ref().map_or(0.0, |t| t.1.max(0.0)).min(upper);
-            return Ok((
-                ScoreEval::bracketed(upper, lower, upper),
-                EvalStats {
-                    decided_early: true,
-                    memoised: true,
-                    ..EvalStats::default()
-                },
+            return Ok(self.answered(
+                ScoreEval::outside(cm.n() as f64),
+                EvalStats::answered(Answer::Outside, false),
             ));
         }
         let full = self.full_problem(cm.b_matrix(theta));
-        let relax = self.settings.compress.compress_rank > 0
-            && low_rank(&full) >= self.settings.large_rank
-            && tightest
-                .as_ref()
-                .is_some_and(|(cut, _)| self.compressible(cut));
-        if relax && let Some((cut, _)) = &tightest {
-            // Near a kept cut the compressed program is nearly exact (MATH.md 4.9): it
-            // answers most questions, and brackets most scores, in tens of milliseconds,
-            // where the full program may need a cold start.
-            let (answer, relaxed) = self.compressed_answer(theta, level, accuracy, cut);
-            if let Some(relaxed) = relaxed {
-                keep_newest(
-                    &self.compressed_cuts,
-                    relaxed,
-                    self.settings.memory.kept_cuts,
-                );
-            }
-            if let Some((eval, certificate)) = answer {
-                if level.is_some() {
-                    self.compressed_answers.fetch_add(1, Ordering::Relaxed);
-                }
-                if let Some(certificate) = certificate {
-                    self.keep_certificate(certificate);
-                }
-                return Ok((
-                    eval,
-                    EvalStats {
-                        decided_early: eval.width() > accuracy,
-                        compressed: true,
-                        ..EvalStats::default()
-                    },
-                ));
+        let tightest = self.memory.tightest_cut(theta);
+        let query = Query {
+            theta,
+            level,
+            accuracy,
+            relax: self.compresses_near(&full, tightest.as_ref()),
+            tightest,
+            full,
+        };
+        for answerer in ShortCircuit::ORDER {
+            if let Some((eval, stats)) = answerer.answer(self, &query) {
+                return Ok(self.answered(eval, stats));
             }
         }
-        let reduced_ok = fold_feasible;
+        let settings = self.settings.with_accuracy(accuracy);
+        let (eval, stats) = match self.start(&query, &settings) {
+            ControlFlow::Continue((start, kind)) => self.solve(&query, &settings, start, kind)?,
+            ControlFlow::Break(answer) => answer,
+        };
+        Ok(self.answered(eval, stats))
+    }
+
+    /// The start of the repair rounds: the statuses the tightest kept cut's dual gives
+    /// ([`Self::set_from_dual`], on the warm set when there is one) as a warm guess, else the
+    /// warm set, else the cold set ([`cold_set`]). A guess whose fold is infeasible would make
+    /// the rounds restart cold: when the compressed program is tried ([`Query::relax`]), the
+    /// program compressed around the guess's dual certifies NO when the score lies above the
+    /// level (the query's answer, [`ControlFlow::Break`]); otherwise its dual, computed at this
+    /// `theta`, gives the guess ([`Self::relaxed_start`]).
+    fn start(
+        &self,
+        query: &Query,
+        settings: &FastSettings,
+    ) -> ControlFlow<(ScoreEval, EvalStats), (ActiveSet, Start)> {
+        let (full, theta, level) = (&query.full, query.theta, query.level);
         let warm = self
             .take_warm()
             .filter(|set| set.status().len() == full.upper.len());
-        let start = match (tightest.as_ref().filter(|_| self.settings.warm_start), warm) {
+        let start = match (
+            query.tightest.as_ref().filter(|_| self.settings.warm_start),
+            warm,
+        ) {
             (Some((cut, bound)), warm) => self
                 .set_from_dual(
-                    &full,
+                    full,
                     warm,
                     &cut.quad,
                     Some(level.unwrap_or(*bound).max(*bound)),
                 )
                 .with_origin(Origin::Guess),
             (None, Some(set)) => set,
-            (None, None) => cold_set(&full, &settings, &reduced_ok, &[], true),
+            (None, None) => cold_set(full, settings, &fold_feasible, &[], true),
         };
-        let (mut start, mut relaxed_start) = (start, false);
-        if let Some((cut, _)) = &tightest
-            && relax
+        if let Some((cut, _)) = &query.tightest
+            && query.relax
             && start.origin() == Origin::Guess
-            && !reduced_ok(&start.reduce(&full))
+            && !fold_feasible(&start.reduce(full))
         {
-            // The warm guess folds an infeasible set, so the rounds would restart cold. The
-            // program compressed around the guess's dual certifies NO when the score lies
-            // above the level; otherwise its dual, computed at this `theta`, gives the guess.
-            match self.relaxed_start(&full, theta, level, cut, &start) {
+            match self.relaxed_start(full, theta, level, cut, &start) {
                 Relaxed::No(relaxed) => {
                     let bound = relaxed.value(theta);
-                    self.compressed_answers.fetch_add(1, Ordering::Relaxed);
+                    let n = self.problem().n() as f64;
                     self.keep_warm(start);
-                    keep_newest(
-                        &self.compressed_cuts,
-                        relaxed,
-                        self.settings.memory.kept_cuts,
-                    );
-                    return Ok((
+                    self.keep_compressed_cut(relaxed);
+                    return ControlFlow::Break((
                         ScoreEval::bracketed(n, bound, n),
-                        EvalStats {
-                            decided_early: true,
-                            compressed: true,
-                            ..EvalStats::default()
-                        },
+                        EvalStats::answered(Answer::Compressed, true),
                     ));
                 }
-                Relaxed::Guess(guess) => (start, relaxed_start) = (guess, true),
+                Relaxed::Guess(guess) => return ControlFlow::Continue((guess, Start::Relaxed)),
                 Relaxed::Nothing => {}
             }
         }
+        ControlFlow::Continue((start, Start::Prepared))
+    }
+
+    /// The repair rounds from `start` ([`solve_certified`]), each accepted round certified by
+    /// [`CertifiedMean::certify_with`] (its cut and certificate kept); when they fail, the
+    /// clarabel reference backend to the accuracy asked ([`conclude`]).
+    fn solve(
+        &self,
+        query: &Query,
+        settings: &FastSettings,
+        start: ActiveSet,
+        kind: Start,
+    ) -> Result<(ScoreEval, EvalStats), ScoreError> {
+        let cm = self.problem();
+        let n = cm.n() as f64;
+        let (full, theta, level, accuracy) =
+            (&query.full, query.theta, query.level, query.accuracy);
         let last_cut = RefCell::new(None);
         let last_certificate = RefCell::new(None);
         let certified = solve_certified(
-            &full,
+            full,
             start,
-            &settings,
+            settings,
             &cm_map(n),
             level,
-            reduced_ok,
+            fold_feasible,
             &[],
             // The IPM's dual has weight cost 1/n: the certificate's Y (weight cost 1) is n Z.
             |a, _, duals| {
@@ -621,20 +354,18 @@ impl FastCm {
         // over all n points) are not computed here.
         let answer = conclude(
             certified,
-            &settings,
+            settings,
             |set, _, _| self.keep_warm(set),
             || self.reference.evaluate_to(theta, accuracy),
         )?;
         let answer = (
             answer.0,
             EvalStats {
-                relaxed_start,
+                start: kind,
                 ..answer.1
             },
         );
-        if answer.1.fallback {
-            self.count_fallback();
-        } else {
+        if answer.1.answer != Answer::Fallback {
             if let Some(cut) = last_cut.into_inner() {
                 self.keep_cut(cut);
             }
@@ -644,9 +375,72 @@ impl FastCm {
         }
         Ok(answer)
     }
+
+    /// The answer `(eval, stats)`, counted by [`EvalStats::answer`].
+    fn answered(&self, eval: ScoreEval, stats: EvalStats) -> (ScoreEval, EvalStats) {
+        self.count(stats.answer);
+        (eval, stats)
+    }
 }
 
-crate::active_set::fast_oracle!(FastCm {
+impl FastCm {
+    /// Evaluate with statistics; with `level`, stop as soon as the bracket decides
+    /// "score <= level" (the bracket may then be wider than the accuracy).
+    pub fn evaluate_detailed(
+        &self,
+        theta: &[f64],
+        level: Option<f64>,
+    ) -> Result<(ScoreEval, EvalStats), ScoreError> {
+        self.evaluate_to(theta, level, self.settings.accuracy)
+    }
+}
+
+/// Dimension and maximum from the program ([`ReferenceProgram`]), backend `"fast"`, convex, a
+/// membership query stopping as soon as its bracket decides, the refinement of the settings
+/// (as [`FastSp`](crate::FastSp)); outer chord ends from the kept cuts, chords solved directly.
+impl ScoreOracle for FastCm {
+    fn dim(&self) -> usize {
+        ReferenceProgram::dim(self.problem())
+    }
+
+    fn max_score(&self) -> f64 {
+        ReferenceProgram::max_score(self.problem())
+    }
+
+    fn backend(&self) -> &'static str {
+        "fast"
+    }
+
+    fn convex(&self) -> bool {
+        true
+    }
+
+    fn evaluate(&self, theta: &[f64]) -> Result<ScoreEval, ScoreError> {
+        Ok(self.evaluate_detailed(theta, None)?.0)
+    }
+
+    fn evaluate_within(&self, theta: &[f64], accuracy: f64) -> Result<ScoreEval, ScoreError> {
+        let accuracy = accuracy.max(self.settings.accuracy);
+        Ok(self.evaluate_to(theta, None, accuracy)?.0)
+    }
+
+    fn member_eval(&self, theta: &[f64], level: f64) -> Result<ScoreEval, ScoreError> {
+        Ok(self.evaluate_detailed(theta, Some(level))?.0)
+    }
+
+    fn member_eval_to(
+        &self,
+        theta: &[f64],
+        level: f64,
+        accuracy: f64,
+    ) -> Result<ScoreEval, ScoreError> {
+        Ok(self.evaluate_to(theta, Some(level), accuracy)?.0)
+    }
+
+    fn refinement(&self) -> Refinement {
+        self.settings.refinement
+    }
+
     /// From the kept cuts: beyond the first step where a cut exceeds `level + f` (`f` the
     /// floor of the settings' [`crate::Refinement`], the width of the tie band), the score exceeds
     /// `level + f`, so every bracket of width at most `f` lies above `level` and the exact
@@ -657,19 +451,10 @@ crate::active_set::fast_oracle!(FastCm {
     fn outer_ends(&self, x: &[f64], u: &[f64], level: f64) -> (Option<f64>, Option<f64>) {
         let k = level + self.settings.refinement.floor_points(self.max_score());
         let back: Vec<f64> = u.iter().map(|v| -v).collect();
-        let cuts = self.cuts.lock().unwrap_or_else(|e| e.into_inner());
-        let compressed = self
-            .compressed_cuts
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        let end = |dir: &[f64]| {
-            cuts.iter()
-                .chain(compressed.iter())
-                .filter_map(|c| c.ray_end(x, dir, k))
-                .min_by(f64::total_cmp)
-                .map(|s| s.max(0.0))
-        };
-        (end(&back).map(|s| -s), end(u))
+        (
+            self.memory.outer_end(x, &back, k).map(|s| -s),
+            self.memory.outer_end(x, u, k),
+        )
     }
 
     /// Each end solved directly ([`super::chord`]), certified on both sides.
@@ -691,28 +476,6 @@ crate::active_set::fast_oracle!(FastCm {
             hi,
             queries: hi_solves + lo_solves,
         })
-    }
-});
-
-/// What the compressed program says about a query whose warm guess folds an infeasible set
-/// ([`FastCm::relaxed_start`]).
-enum Relaxed {
-    /// Its cut certifies "score > level".
-    No(Cut),
-    /// A warm guess from its dual, whose fold is feasible.
-    Guess(ActiveSet),
-    /// Neither: the rounds restart cold.
-    Nothing,
-}
-
-/// Push `cut` onto `kept`, dropping the oldest when there are `most`.
-fn keep_newest(kept: &Mutex<Vec<Cut>>, cut: Cut, most: usize) {
-    let mut kept = kept.lock().unwrap_or_else(|e| e.into_inner());
-    if kept.len() >= most {
-        kept.remove(0);
-    }
-    if most > 0 {
-        kept.push(cut);
     }
 }
 

@@ -27,10 +27,12 @@
 //! tends to `n` (every weight with `e^T zh_i != 0` must be 0 there).
 //!
 //! A dual matrix at a fixed scale bounds CM from below at every `theta`, affinely: a [`Cut`].
+pub(crate) mod answer;
 pub mod chord;
 pub mod compress;
 pub mod fast;
 pub mod memo;
+pub(crate) mod memory;
 pub mod reference;
 
 pub use memo::Certificate;

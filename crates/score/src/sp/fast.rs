@@ -16,14 +16,15 @@ use crate::ScoreError;
 use crate::active_set::fold::{ActiveSet, Status};
 use crate::active_set::warm::WarmPool;
 use crate::active_set::{
-    EvalStats, FastSettings, ScoreMap, cold_set, conclude, next_set, solve_certified,
+    Answer, EvalStats, FastSettings, ScoreMap, cold_set, conclude, next_set, solve_certified,
 };
 use crate::dense::min_eigenvalue;
 use crate::ipm::{LinearRow, LmiBlock, Problem};
+use crate::reference::ReferenceProgram;
 use crate::sp::Spectral;
 use crate::sp::reference::ClarabelSp;
 use nalgebra::DMatrix;
-use sosdp_oracle::ScoreEval;
+use sosdp_oracle::{Refinement, ScoreEval, ScoreOracle};
 use std::borrow::Cow;
 
 /// The SP score on the fast interior-point backend; `theta = svec(S)`.
@@ -82,7 +83,10 @@ impl FastSp {
         let sp = self.problem();
         let s = sp.candidate(theta)?;
         let Some(factor) = s.factor.as_ref() else {
-            return Ok((ScoreEval::outside(sp.max_score()), EvalStats::default()));
+            return Ok((
+                ScoreEval::outside(sp.max_score()),
+                EvalStats::answered(Answer::Outside, false),
+            ));
         };
         let (n, d) = (sp.n() as f64, sp.d());
         let (g, lambda) = (sp.width(), sp.lambda());
@@ -156,4 +160,60 @@ impl FastSp {
     }
 }
 
-crate::active_set::fast_oracle!(FastSp {});
+impl FastSp {
+    /// Evaluate with statistics; with `level`, stop as soon as the bracket decides
+    /// "score <= level" (the bracket may then be wider than the accuracy).
+    pub fn evaluate_detailed(
+        &self,
+        theta: &[f64],
+        level: Option<f64>,
+    ) -> Result<(ScoreEval, EvalStats), ScoreError> {
+        self.evaluate_to(theta, level, self.settings.accuracy)
+    }
+}
+
+/// Dimension and maximum from the program ([`ReferenceProgram`]), backend `"fast"`, convex, a
+/// membership query stopping as soon as its bracket decides, the refinement of the settings.
+impl ScoreOracle for FastSp {
+    fn dim(&self) -> usize {
+        ReferenceProgram::dim(self.problem())
+    }
+
+    fn max_score(&self) -> f64 {
+        ReferenceProgram::max_score(self.problem())
+    }
+
+    fn backend(&self) -> &'static str {
+        "fast"
+    }
+
+    fn convex(&self) -> bool {
+        true
+    }
+
+    fn evaluate(&self, theta: &[f64]) -> Result<ScoreEval, ScoreError> {
+        Ok(self.evaluate_detailed(theta, None)?.0)
+    }
+
+    fn evaluate_within(&self, theta: &[f64], accuracy: f64) -> Result<ScoreEval, ScoreError> {
+        let accuracy = accuracy.max(self.settings.accuracy);
+        Ok(self.evaluate_to(theta, None, accuracy)?.0)
+    }
+
+    fn member_eval(&self, theta: &[f64], level: f64) -> Result<ScoreEval, ScoreError> {
+        Ok(self.evaluate_detailed(theta, Some(level))?.0)
+    }
+
+    fn member_eval_to(
+        &self,
+        theta: &[f64],
+        level: f64,
+        accuracy: f64,
+    ) -> Result<ScoreEval, ScoreError> {
+        Ok(self.evaluate_to(theta, Some(level), accuracy)?.0)
+    }
+
+    fn refinement(&self) -> Refinement {
+        self.settings.refinement
+    }
+}
