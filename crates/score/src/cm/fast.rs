@@ -206,7 +206,7 @@ impl FastCm {
         set
     }
 
-    fn full_problem(&self, b: DMatrix<f64>) -> Problem<'_> {
+    pub(crate) fn full_problem(&self, b: DMatrix<f64>) -> Problem<'_> {
         Problem::packing(b, Cow::Borrowed(&self.points))
     }
 
@@ -228,16 +228,7 @@ impl FastCm {
                 EvalStats::answered(Answer::Outside, false),
             ));
         }
-        let full = self.full_problem(cm.b_matrix(theta));
-        let tightest = self.memory.tightest_cut(theta);
-        let query = Query {
-            theta,
-            level,
-            accuracy,
-            relax: self.compresses_near(&full, tightest.as_ref()),
-            tightest,
-            full,
-        };
+        let query = Query::new(self, theta, level, accuracy);
         for answerer in ShortCircuit::ORDER {
             if let Some((eval, stats)) = answerer.answer(self, &query) {
                 return Ok(self.answered(eval, stats));
@@ -263,14 +254,11 @@ impl FastCm {
         query: &Query,
         settings: &FastSettings,
     ) -> ControlFlow<(ScoreEval, EvalStats), (ActiveSet, Start)> {
-        let (full, theta, level) = (&query.full, query.theta, query.level);
+        let (full, theta, level) = (query.full(), query.theta, query.level);
         let warm = self
             .take_warm()
             .filter(|set| set.status().len() == full.upper.len());
-        let start = match (
-            query.tightest.as_ref().filter(|_| self.settings.warm_start),
-            warm,
-        ) {
+        let start = match (query.tightest().filter(|_| self.settings.warm_start), warm) {
             (Some((cut, bound)), warm) => self
                 .set_from_dual(
                     full,
@@ -282,8 +270,8 @@ impl FastCm {
             (None, Some(set)) => set,
             (None, None) => cold_set(full, settings, &fold_feasible, &[], true),
         };
-        if let Some((cut, _)) = &query.tightest
-            && query.relax
+        if let Some((cut, _)) = query.tightest()
+            && query.relax()
             && start.origin() == Origin::Guess
             && !fold_feasible(&start.reduce(full))
         {
@@ -318,7 +306,7 @@ impl FastCm {
         let cm = self.problem();
         let n = cm.n() as f64;
         let (full, theta, level, accuracy) =
-            (&query.full, query.theta, query.level, query.accuracy);
+            (query.full(), query.theta, query.level, query.accuracy);
         let last_cut = RefCell::new(None);
         let last_certificate = RefCell::new(None);
         let certified = solve_certified(

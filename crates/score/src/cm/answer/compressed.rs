@@ -16,7 +16,7 @@ use sosdp_oracle::ScoreEval;
 /// The compressed program's answer to `query` when it is tried ([`Query::relax`]): its cut is
 /// kept, and the certificate of a YES.
 pub(super) fn answer(fast: &FastCm, query: &Query) -> Option<(ScoreEval, EvalStats)> {
-    let (cut, _) = query.tightest.as_ref().filter(|_| query.relax)?;
+    let (cut, _) = query.tightest().filter(|_| query.relax())?;
     let (answer, relaxed) = fast.compressed_answer(query.theta, query.level, query.accuracy, cut);
     if let Some(relaxed) = relaxed {
         fast.keep_compressed_cut(relaxed);

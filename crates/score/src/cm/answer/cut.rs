@@ -10,8 +10,7 @@ use sosdp_oracle::ScoreEval;
 pub(super) fn answer(fast: &FastCm, query: &Query) -> Option<(ScoreEval, EvalStats)> {
     let k = query.level?;
     let bound = query
-        .tightest
-        .as_ref()
+        .tightest()
         .map(|t| t.1)
         .into_iter()
         .chain(fast.memory.compressed_bound(query.theta))

@@ -11,11 +11,7 @@ pub(super) fn answer(fast: &FastCm, query: &Query) -> Option<(ScoreEval, EvalSta
     let upper = fast
         .memory
         .memoised_upper(fast.problem(), query.theta, query.level?)?;
-    let lower = query
-        .tightest
-        .as_ref()
-        .map_or(0.0, |t| t.1.max(0.0))
-        .min(upper);
+    let lower = query.tightest().map_or(0.0, |t| t.1.max(0.0)).min(upper);
     Some((
         ScoreEval::bracketed(upper, lower, upper),
         EvalStats::answered(Answer::Memo, true),

@@ -18,23 +18,65 @@ use crate::cm::Cut;
 use crate::cm::fast::FastCm;
 use crate::ipm::Problem;
 use sosdp_oracle::ScoreEval;
+use std::cell::OnceCell;
 
 /// A query of [`FastCm::evaluate_to`] at a `theta` in the domain, with what the answerers and
-/// the start read.
+/// the start read. The tightest kept cut, the full program and whether to compress are
+/// computed on first use, so an answer from the screen costs none of them.
 pub(crate) struct Query<'q> {
     pub(crate) theta: &'q [f64],
     /// The level of a membership query ("score <= level?"); `None` for an evaluation.
     pub(crate) level: Option<f64>,
     /// The bracket width asked for.
     pub(crate) accuracy: f64,
+    fast: &'q FastCm,
+    tightest: OnceCell<Option<(Cut, f64)>>,
+    full: OnceCell<Problem<'q>>,
+    relax: OnceCell<bool>,
+}
+
+impl<'q> Query<'q> {
+    /// The query of `fast` at `theta`.
+    pub(crate) fn new(
+        fast: &'q FastCm,
+        theta: &'q [f64],
+        level: Option<f64>,
+        accuracy: f64,
+    ) -> Self {
+        Query {
+            theta,
+            level,
+            accuracy,
+            fast,
+            tightest: OnceCell::new(),
+            full: OnceCell::new(),
+            relax: OnceCell::new(),
+        }
+    }
+
     /// The kept cut tightest at `theta` and its value there
     /// ([`crate::cm::memory::Memory::tightest_cut`]).
-    pub(crate) tightest: Option<(Cut, f64)>,
+    pub(crate) fn tightest(&self) -> Option<&(Cut, f64)> {
+        self.tightest
+            .get_or_init(|| self.fast.memory.tightest_cut(self.theta))
+            .as_ref()
+    }
+
     /// The full packing program at `theta`.
-    pub(crate) full: Problem<'q>,
-    /// The compressed program is tried around the tightest kept cut
+    pub(crate) fn full(&self) -> &Problem<'q> {
+        self.full.get_or_init(|| {
+            self.fast
+                .full_problem(self.fast.problem().b_matrix(self.theta))
+        })
+    }
+
+    /// Whether the compressed program is tried around the tightest kept cut
     /// ([`FastCm::compresses_near`]).
-    pub(crate) relax: bool,
+    pub(crate) fn relax(&self) -> bool {
+        *self
+            .relax
+            .get_or_init(|| self.fast.compresses_near(self.full(), self.tightest()))
+    }
 }
 
 /// A step that may answer a query before the start and the repair rounds.
