@@ -137,8 +137,8 @@ impl CertifiedMean {
         set.set_margins(margins.to_vec());
         let mut repairs = 0;
         let (sol, weights) = loop {
-            // A fold the nearby dual overfills is unfolded (smallest margins first): in `k`
-            // dimensions each test is a `k x k` eigenvalue problem.
+            // A fold the nearby dual overfills is unfolded (along its violated direction): in
+            // `k` dimensions each test is a `k x k` eigenvalue problem.
             if !unfold_until_feasible(&problem, &mut set, fold_feasible) {
                 return None;
             }

@@ -93,8 +93,8 @@ impl FastCm {
                 return Relaxed::Guess(guess);
             }
             if extra == self.settings.compress.relaxed_directions {
-                // Still infeasible: the folded weights the compressed dual is least sure of
-                // are freed until the fold is feasible.
+                // Still infeasible: folded weights are freed until the fold is feasible
+                // (those along its violated direction first).
                 let mut guess = guess;
                 if unfold_until_feasible(full, &mut guess, fold_feasible) {
                     self.keep_compressed_cut(relaxed);
