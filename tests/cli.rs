@@ -1123,6 +1123,8 @@ fn covariance_and_gaussian_print_the_release_only() {
         "5",
         "--seed",
         "1",
+        "--centring",
+        "never",
     ]));
     assert_release_only(&g);
     let mean: Vec<f64> = g["estimate"]["mean"]

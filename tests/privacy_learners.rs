@@ -66,6 +66,7 @@ fn covariance_learner(epsilon: f64) -> PrivateCovariance {
 fn gaussian_learner(epsilon: f64) -> PrivateGaussian {
     PrivateGaussian::new(Privacy::new(epsilon), 3.0, 4.0).settings(GaussianSettings {
         refinement_stages: 1,
+        centring: sosdp::learn::Centring::Never,
         ..Default::default()
     })
 }
@@ -457,7 +458,7 @@ fn preconditioner_stages_have_their_noise_law_and_scale() {
         "covariance spends {}",
         spent(&cov_plan)
     );
-    // On pairs (the default) and centred (MATH.md 5.3b: the centring mean's stages are in the
+    // On pairs and centred (MATH.md 5.3b: the centring mean's stages are in the
     // covariance's plan, and there is no mean step).
     let centred = gaussian_learner(8.0).settings(GaussianSettings {
         refinement_stages: 1,

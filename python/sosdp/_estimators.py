@@ -272,9 +272,10 @@ class PrivateGaussian(_PrivateEstimator):
     kappa : float
         The prior ``I <= Sigma <= kappa I``, kappa >= 1 (required, also with ``delta``: the
         covariance's scale and condition are not found privately yet).
-    centring : {"never", "always", "planned"}, default "never"
+    centring : {"planned", "always", "never"} or None, default None
         Whether the covariance's refinement is centred by the mean (MATH.md 5.3b); "planned"
-        keeps the smaller planned error, before the data are read.
+        keeps the smaller planned error, before the data are read; None is the library's
+        default, "planned".
 """
         + _DELTA_DOC
         + _COMMON_DOC
@@ -297,7 +298,7 @@ class PrivateGaussian(_PrivateEstimator):
         random_state=None,
         *,
         delta=0.0,
-        centring="never",
+        centring=None,
         sampler="slice",
         diagnostics=False,
         progress=False,

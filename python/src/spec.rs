@@ -18,8 +18,8 @@ use sosdp_learn::{
 /// sampler, delta=0, radius=None, kappa=None, centring=None)` with `learner` one of `"mean"`
 /// (needs `radius`, or `delta > 0` to localise without it, MATH.md 5.5 (a)), `"covariance"`
 /// (needs `kappa`; `radius` centres its refinement, MATH.md 5.3b) and `"gaussian"` (needs
-/// `kappa`, and `radius` or `delta > 0`; `centring` is `"never"` (default), `"always"` or
-/// `"planned"`).
+/// `kappa`, and `radius` or `delta > 0`; `centring` is `"planned"`, `"always"` or `"never"`;
+/// `None` is the library's default, `"planned"`).
 #[pyclass(frozen, module = "sosdp._core")]
 pub struct Spec {
     learner: AnyLearner,
@@ -122,11 +122,12 @@ impl Spec {
                 })
             }
             "gaussian" => {
-                let centring = match centring.unwrap_or("never") {
-                    "never" => Centring::Never,
-                    "always" => Centring::Always,
-                    "planned" => Centring::Planned,
-                    other => {
+                let centring = match centring {
+                    None => GaussianSettings::default().centring,
+                    Some("never") => Centring::Never,
+                    Some("always") => Centring::Always,
+                    Some("planned") => Centring::Planned,
+                    Some(other) => {
                         return Err(PyValueError::new_err(format!(
                             "centring must be 'never', 'always' or 'planned', got {other:?}"
                         )));

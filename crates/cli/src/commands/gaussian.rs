@@ -60,10 +60,10 @@ pub struct GaussianArgs {
     #[command(flatten)]
     delta: DeltaArg,
     /// Whether the covariance's refinement is centred by the mean (MATH 5.3b): `planned`
-    /// keeps the smaller planned covariance error of the two, before the data are read. The
-    /// default is `never`: centred stages are far slower on large or clustered data for now.
-    #[arg(long, value_enum, default_value_t = CentringArg::Never)]
-    centring: CentringArg,
+    /// keeps the smaller planned covariance error of the two, before the data are read
+    /// [default: planned, the library's `GaussianSettings` default].
+    #[arg(long, value_enum)]
+    centring: Option<CentringArg>,
 }
 
 /// `--centring`: [`Centring`].
@@ -102,9 +102,10 @@ pub fn run_covariance(args: &CovarianceArgs) -> Result<(), CliError> {
 pub fn run_gaussian(args: &GaussianArgs) -> Result<(), CliError> {
     let a = &args.common;
     let privacy = a.learner.privacy().delta(args.delta.delta);
+    let defaults = GaussianSettings::default();
     let settings = GaussianSettings {
-        centring: args.centring.into(),
-        ..GaussianSettings::default()
+        centring: args.centring.map_or(defaults.centring, Into::into),
+        ..defaults
     };
     match (args.radius, a.kappa) {
         (Some(radius), _) => {
