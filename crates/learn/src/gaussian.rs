@@ -609,25 +609,22 @@ mod tests {
     /// rejects sizes no stage can use.
     #[test]
     fn plan_without_data() {
-        let learner = PrivateGaussian::new(Privacy::new(2.0), 10.0, 100.0);
+        let learner =
+            PrivateGaussian::new(Privacy::new(2.0), 10.0, 100.0).settings(GaussianSettings {
+                centring: Centring::Never,
+                ..Default::default()
+            });
         let pairs = learner
             .plan(100_000, 5)
             .expect("a plan at the issue's size");
-        let step = pairs
-            .mean
-            .as_ref()
-            .expect("by default on pairs, a mean step");
+        let step = pairs.mean.as_ref().expect("on pairs, a mean step");
         let s = pairs.covariance.planned_error;
         assert!(pairs.covariance.centring.is_none());
         assert!(
             (step.whitened_radius - 10.0 / (1.0 - s).sqrt()).abs() < 1e-12 && step.widening > 0.0
         );
-        // Planned: centred here, with a smaller planned error than on pairs.
+        // Planned (the default): centred here, with a smaller planned error than on pairs.
         let planned = PrivateGaussian::new(Privacy::new(2.0), 10.0, 100.0)
-            .settings(GaussianSettings {
-                centring: Centring::Planned,
-                ..Default::default()
-            })
             .plan(100_000, 5)
             .expect("a planned plan");
         let centring = planned.covariance.centring.as_ref().expect("centred");
