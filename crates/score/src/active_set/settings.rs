@@ -13,9 +13,9 @@ use sosdp_oracle::Refinement;
 ///
 /// The rank `m = sum_b p_b (p_b + 1) / 2` of the Newton system's low-rank part (an iteration
 /// costs `m^2` per free weight) separates cheap problems from expensive ones: from
-/// [`FastSettings::large_rank`] on, warm guesses restart cold, free weights are aggregated and
-/// the compressed program is tried; from [`ColdStartSettings::tight_rank`] on, cold sets get the
-/// tighter unfolded budget.
+/// [`FastSettings::large_rank`] on, warm guesses that stay undecided restart cold, free weights
+/// are aggregated and the compressed program is tried; from [`ColdStartSettings::tight_rank`]
+/// on, cold sets get the tighter unfolded budget.
 #[derive(Clone, Debug)]
 pub struct FastSettings {
     /// Largest accepted bracket width `upper - lower`, in points (MATH.md 3.2's zeta).
@@ -44,10 +44,9 @@ pub struct FastSettings {
     /// bracket leaves the question open.
     pub cut_rank_tol: f64,
     /// From this rank `m` of the Newton system's low-rank part on (below it the free weights
-    /// are cheap and cold starts fast): a warm guess whose fold is infeasible restarts cold
-    /// (below it, the fold is unfolded), and so does one whose rounds have not certified an
-    /// answer after [`RepairSettings::guess_rounds`] rounds; free weights are aggregated
-    /// ([`AggregateSettings`]); and a membership question near a kept cut is first put to the
+    /// are cheap and cold starts fast): a warm guess whose rounds have not certified an
+    /// answer after [`RepairSettings::guess_rounds`] rounds restarts cold; free weights are
+    /// aggregated ([`AggregateSettings`]); and a membership question near a kept cut is first put to the
     /// compressed program ([`CompressSettings`]).
     pub large_rank: usize,
     /// The cold start: subsample cascade, loose first round, unfolded budget.
@@ -75,10 +74,8 @@ impl Default for FastSettings {
             stop_residual: 1e-7,
             // Rank 1-2 at `D = 50`.
             cut_rank_tol: 1e-6,
-            // `D >= 31`. At `D = 10` unfolding an infeasible warm fold was faster than a cold
-            // restart (clean fits 2.6-3.1 s against 4.2-5.6 s), while at `D = 50` a stage
-            // unfolded into repair rounds that failed and fell back to the reference backend;
-            // at `D = 10` the compressed test cost more than the cold starts it spared.
+            // `D >= 31`. At `D = 10` the compressed test cost more than the cold starts it
+            // spared.
             large_rank: 512,
             cold: ColdStartSettings::default(),
             repair: RepairSettings::default(),

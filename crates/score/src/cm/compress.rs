@@ -10,7 +10,7 @@
 //! Where it pays: a membership question far outside the level body (a shrinkage proposal of
 //! the slice sampler, a hundred points or more above the level) where the nearest kept cut is
 //! affine and too weak, and the warm guess from that cut folds weights that cannot all be kept
-//! (the fold is infeasible), so that the full program would restart cold. The subspace holds
+//! (the fold is infeasible), so that the full program would have to unfold it. The subspace holds
 //! what moved: the leading eigenvectors of the kept cut's dual (the directions the nearby
 //! optimum spent its budget on, such as a cluster's), the displacements of `theta` from where
 //! that cut was made and from the centre, and the constant coordinate. On a fit at `D = 50`

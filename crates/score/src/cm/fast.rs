@@ -244,8 +244,8 @@ impl FastCm {
 
     /// The start of the repair rounds: the statuses the tightest kept cut's dual gives
     /// ([`Self::set_from_dual`], on the warm set when there is one) as a warm guess, else the
-    /// warm set, else the cold set ([`cold_set`]). A guess whose fold is infeasible would make
-    /// the rounds restart cold: when the compressed program is tried ([`Query::relax`]), the
+    /// warm set, else the cold set ([`cold_set`]). A guess whose fold is infeasible would be
+    /// unfolded in the rounds: when the compressed program is tried ([`Query::relax`]), the
     /// program compressed around the guess's dual certifies NO when the score lies above the
     /// level (the query's answer, [`ControlFlow::Break`]); otherwise its dual, computed at this
     /// `theta`, gives the guess ([`Self::relaxed_start`]).

@@ -81,17 +81,26 @@ impl Memory {
     }
 
     /// The smallest certified upper bound below `level` at `theta` that the kept certificates
-    /// give, or `None` ([`Certificate::upper_below`]).
+    /// give, or `None` ([`Certificate::upper_below`]). The certificates are asked newest first
+    /// (the newest solve is usually nearest `theta`), each for a bound below the best so far:
+    /// one that cannot beat it fails its first Schur test, so only the bounds that improve are
+    /// bisected.
     pub(crate) fn memoised_upper(
         &self,
         cm: &CertifiedMean,
         theta: &[f64],
         level: f64,
     ) -> Option<f64> {
-        lock(&self.certificates)
-            .iter()
-            .filter_map(|c| c.upper_below(theta, cm.centre(), cm.gamma(), cm.n() as f64, level))
-            .min_by(f64::total_cmp)
+        lock(&self.certificates).iter().rev().fold(None, |best, c| {
+            c.upper_below(
+                theta,
+                cm.centre(),
+                cm.gamma(),
+                cm.n() as f64,
+                best.unwrap_or(level),
+            )
+            .or(best)
+        })
     }
 
     /// Along the ray `x + s u`: the smallest certified outer end of `{CM <= level}` among the

@@ -115,7 +115,7 @@ pub(super) fn newton_step(
     mu: f64,
     settings: &IpmSettings,
 ) -> Option<Iterate> {
-    let scaling = Scaling::new(&it.s, &it.z, settings.svd_max_iter)?;
+    let scaling = Scaling::new(&it.s, &it.z)?;
     let normal = Normal::new(problem, &scaling, &it.s, &it.z, settings)?;
     let lambda_sq = Scaling::jordan(&scaling.lambda, &scaling.lambda);
     // Direction for a complementarity right-hand side `rc` (scaled coordinates); `refine`:

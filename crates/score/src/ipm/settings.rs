@@ -3,7 +3,7 @@
 /// Stopping rules and budget of one interior-point solve ([`super::solve`]).
 ///
 /// Defaults: `gap_tol = 1e-9`, `feas_tol = 1e-9`, `max_iter = 80`, `stall_factor = 1e3`,
-/// `step_fraction = 0.99`, `svd_max_iter = 1000`, `refinement_steps = 8`,
+/// `step_fraction = 0.99`, `refinement_steps = 8`,
 /// `refinement_tol = 1e-14`, `split_flops = 1e8`, `stored_entries = 2^28`,
 /// `stream_columns = 1024`. The fast backends build theirs from
 /// [`crate::FastSettings`].
@@ -25,10 +25,6 @@ pub struct IpmSettings {
     /// Fraction of the step to the cone's boundary taken (steps are capped at 1). Default
     /// 0.99.
     pub step_fraction: f64,
-    /// Iteration cap of the NT scaling's SVD (a few per singular value suffice; without a cap
-    /// nalgebra iterates until convergence); past it the step fails as a numerical error.
-    /// Default 1000.
-    pub svd_max_iter: usize,
     /// Most steps of iterative refinement of the corrector's Newton solve. Default 8.
     pub refinement_steps: usize,
     /// The refinement stops once the residual is at most `refinement_tol` times the
@@ -65,7 +61,6 @@ impl Default for IpmSettings {
             max_iter: 80,
             stall_factor: 1e3,
             step_fraction: 0.99,
-            svd_max_iter: 1000,
             refinement_steps: 8,
             refinement_tol: 1e-14,
             split_flops: 1e8,

@@ -36,7 +36,7 @@ pub(crate) enum Relaxed {
     No(Cut),
     /// A warm guess from its dual, whose fold is feasible.
     Guess(ActiveSet),
-    /// Neither: the rounds restart cold.
+    /// Neither: the rounds unfold the guess ([`crate::active_set::unfold_until_feasible`]).
     Nothing,
 }
 
