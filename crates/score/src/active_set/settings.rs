@@ -46,8 +46,8 @@ pub struct FastSettings {
     /// From this rank `m` of the Newton system's low-rank part on (below it the free weights
     /// are cheap and cold starts fast): a warm guess whose rounds have not certified an
     /// answer after [`RepairSettings::guess_rounds`] rounds restarts cold; free weights are
-    /// aggregated ([`AggregateSettings`]); and a membership question near a kept cut is first put to the
-    /// compressed program ([`CompressSettings`]).
+    /// aggregated ([`AggregateSettings`]); and a membership question near a kept cut is first
+    /// put to the compressed program ([`CompressSettings`]).
     pub large_rank: usize,
     /// The cold start: subsample cascade, loose first round, unfolded budget.
     pub cold: ColdStartSettings,
