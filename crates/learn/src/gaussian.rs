@@ -51,7 +51,7 @@ pub struct GaussianSettings {
     /// frame of the fit (MATH.md 5.3b), or all on pairs with the mean step last (default
     /// [`Centring::Planned`]: the smaller planned error; centred where chosen, it halved the
     /// error under a 1% cluster at d = 5 and lowered the clean error at d = 10 from 0.28 to 0.17,
-    /// at 1.3-1.8x the time of pairs, docs/learners.md).
+    /// at 1.1-1.2x the time of pairs, docs/learners.md).
     pub centring: Centring,
 }
 
