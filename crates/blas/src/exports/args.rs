@@ -120,9 +120,11 @@ pub(crate) fn scale<T: Real>(mut c: MatMut<'_, T>, beta: T, part: Option<Triangl
             Some(Triangle::Lower) => j.min(c.nrows())..c.nrows(),
             Some(Triangle::Upper) => 0..(j + 1).min(c.nrows()),
         };
-        for i in rows {
-            let v = c.rb_mut().get_mut(i, j);
-            *v = if beta == T::ZERO { T::ZERO } else { *v * beta };
+        let column = c.rb_mut().col_mut(j).subrows_mut(rows.start, rows.len());
+        if beta == T::ZERO {
+            column.iter_mut().for_each(|v| *v = T::ZERO);
+        } else {
+            column.iter_mut().for_each(|v| *v = *v * beta);
         }
     }
 }

@@ -13,7 +13,7 @@ use sosdp_oracle::Refinement;
 ///
 /// The rank `m = sum_b p_b (p_b + 1) / 2` of the Newton system's low-rank part (an iteration
 /// costs `m^2` per free weight) separates cheap problems from expensive ones: from
-/// [`FastSettings::large_rank`] on, warm guesses that stay undecided restart cold, free weights
+/// [`FastSettings::large_rank`] on, warm guesses that are far off or stay undecided restart cold, free weights
 /// are aggregated and the compressed program is tried; from [`ColdStartSettings::tight_rank`]
 /// on, cold sets get the tighter unfolded budget.
 #[derive(Clone, Debug)]
@@ -44,8 +44,9 @@ pub struct FastSettings {
     /// bracket leaves the question open.
     pub cut_rank_tol: f64,
     /// From this rank `m` of the Newton system's low-rank part on (below it the free weights
-    /// are cheap and cold starts fast): a warm guess whose rounds have not certified an
-    /// answer after [`RepairSettings::guess_rounds`] rounds restarts cold; free weights are
+    /// are cheap and repairs cheaper than a cold start): a warm guess whose first round
+    /// contradicts more statuses than one repair frees, or whose rounds have not certified an
+    /// answer after [`RepairSettings::guess_rounds`] rounds, restarts cold; free weights are
     /// aggregated ([`AggregateSettings`]); and a membership question near a kept cut is first
     /// put to the compressed program ([`CompressSettings`]).
     pub large_rank: usize,

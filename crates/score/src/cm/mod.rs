@@ -325,8 +325,7 @@ impl CertifiedMean {
         let factor = DMatrix::from_fn(candidate_y.nrows(), keep.len(), |r, c| {
             eig.eigenvectors[(r, keep[c])] * eig.eigenvalues[keep[c]].sqrt()
         });
-        let projected = dense::mul(true, false, &factor, &self.zh);
-        let q = projected.column_iter().map(|c| c.norm_squared()).collect();
+        let q = dense::projected_norms(&self.zh, &factor);
         self.cut_from_forms(dense::mul_nt(&factor, &factor), q, theta)
     }
 
