@@ -124,7 +124,7 @@ pub(crate) fn scale<T: Real>(mut c: MatMut<'_, T>, beta: T, part: Option<Triangl
         if beta == T::ZERO {
             column.iter_mut().for_each(|v| *v = T::ZERO);
         } else {
-            column.iter_mut().for_each(|v| *v = *v * beta);
+            column.iter_mut().for_each(|v| *v *= beta);
         }
     }
 }
