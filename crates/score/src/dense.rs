@@ -414,6 +414,38 @@ pub fn gemm(
     };
 }
 
+/// `C = op(A) B` for packed column-major slices (`op(A)` is `m x k`, stored `k x m` when `ta`;
+/// `B` is `k x n`; `C` is the first `m n` entries of `c`), overwritten (BLAS `dgemm`, `beta = 0`).
+fn packed_product(ta: bool, m: usize, n: usize, k: usize, a: &[f64], b: &[f64], c: &mut [f64]) {
+    assert!(
+        a.len() >= m * k && b.len() >= k * n && c.len() >= m * n,
+        "packed_product: a buffer is too short"
+    );
+    if m == 0 || n == 0 || k == 0 {
+        c[..m * n].fill(0.0);
+        return;
+    }
+    let lda = if ta { k } else { m };
+    // SAFETY: the lengths are checked above; leading dimensions are the packed row counts.
+    unsafe {
+        blas::dgemm(
+            if ta { b'T' } else { b'N' },
+            b'N',
+            m as i32,
+            n as i32,
+            k as i32,
+            1.0,
+            a,
+            lda as i32,
+            b,
+            k as i32,
+            0.0,
+            c,
+            m as i32,
+        )
+    };
+}
+
 /// `op(A) op(B)` (see [`gemm`]).
 pub fn mul(ta: bool, tb: bool, a: &DMatrix<f64>, b: &DMatrix<f64>) -> DMatrix<f64> {
     let m = if ta { a.ncols() } else { a.nrows() };
@@ -558,124 +590,75 @@ pub fn weighted_scatter(points: &DMatrix<f64>, coeffs: &[f64]) -> DMatrix<f64> {
 /// [`QUAD_BLOCK`] columns into one reused buffer, so that each block's product is still in
 /// cache when its dot products read it (at n = 50000, D = 51 the whole product is 20 MB).
 pub fn quad_forms(points: &DMatrix<f64>, z: &DMatrix<f64>) -> Vec<f64> {
-    let (rows, n) = points.shape();
+    let rows = points.nrows();
     assert_eq!(
         z.shape(),
         (rows, rows),
         "quad_forms: Z must be square of the points' size"
     );
-    if rows == 0 {
-        return vec![0.0; n];
-    }
-    match passes().chunks(n, 2 * rows * rows) {
-        None => quad_forms_range(points, z, 0..n),
-        // Chunks start at multiples of QUAD_BLOCK: the same blocks, the same numbers.
-        Some(chunks) => chunks
-            .into_par_iter()
-            .map(|r| quad_forms_range(points, z, r))
-            .collect::<Vec<Vec<f64>>>()
-            .concat(),
-    }
-}
-
-/// [`quad_forms`] of the columns `range` of `points`, in blocks of [`QUAD_BLOCK`].
-fn quad_forms_range(points: &DMatrix<f64>, z: &DMatrix<f64>, range: Range<usize>) -> Vec<f64> {
-    let rows = points.nrows();
-    let (first, n) = (range.start, range.len());
-    let mut out = Vec::with_capacity(n);
-    let mut zp = vec![0.0; rows * QUAD_BLOCK.min(n)];
-    for start in (0..n).step_by(QUAD_BLOCK) {
-        let cols = QUAD_BLOCK.min(n - start);
-        let block = &points.as_slice()[(first + start) * rows..(first + start + cols) * rows];
-        // SAFETY: `z` is rows x rows, `block` rows x cols and `zp` holds at least rows x cols,
-        // all column-major with leading dimension `rows`.
-        unsafe {
-            blas::dgemm(
-                b'N',
-                b'N',
-                rows as i32,
-                cols as i32,
-                rows as i32,
-                1.0,
-                z.as_slice(),
-                rows as i32,
-                block,
-                rows as i32,
-                0.0,
-                &mut zp,
-                rows as i32,
-            )
-        };
+    per_point_blocks(points, rows, |block, cols, zp, out| {
+        packed_product(false, rows, cols, rows, z.as_slice(), block, zp);
         out.extend(
             block
                 .chunks_exact(rows)
                 .zip(zp.chunks_exact(rows))
                 .map(|(p, q)| p.iter().zip(q).map(|(a, b)| a * b).sum::<f64>()),
         );
-    }
-    out
+    })
 }
 
 /// `|F^T p_i|^2` for the columns `p_i` of `points` and a factor `F` (`rows x r`): the quadratic
 /// forms of `Z = F F^T` at `r` dot products a point instead of `rows`. `P^T F` is formed in
-/// blocks of [`QUAD_BLOCK`] points (the points along the kernel's long side, whatever `r`),
-/// chunked across threads like [`quad_forms`].
+/// blocks of [`QUAD_BLOCK`] points (the points along the kernel's long side, whatever `r`).
 pub fn projected_norms(points: &DMatrix<f64>, factor: &DMatrix<f64>) -> Vec<f64> {
-    let (rows, n) = points.shape();
+    let (rows, r) = (points.nrows(), factor.ncols());
     assert_eq!(
         factor.nrows(),
         rows,
         "projected_norms: F must have the points' rows"
     );
-    if rows == 0 || factor.ncols() == 0 {
+    if r == 0 {
+        return vec![0.0; points.ncols()];
+    }
+    per_point_blocks(points, r, |block, cols, pf, out| {
+        packed_product(true, cols, r, rows, block, factor.as_slice(), pf);
+        out.extend((0..cols).map(|j| (0..r).map(|c| pf[j + c * cols].powi(2)).sum::<f64>()));
+    })
+}
+
+/// One value per column of `points`, appended by `block(columns, cols, scratch, out)` for
+/// blocks of [`QUAD_BLOCK`] columns (`columns` their column-major slice, `scratch` a reused
+/// buffer of `width` entries per column), chunked across threads as [`passes`] says (`2 rows
+/// width` flops per column). Chunks start at multiples of [`QUAD_BLOCK`]: the same blocks, the
+/// same numbers, whatever the number of threads.
+fn per_point_blocks(
+    points: &DMatrix<f64>,
+    width: usize,
+    block: impl Fn(&[f64], usize, &mut [f64], &mut Vec<f64>) + Sync,
+) -> Vec<f64> {
+    let (rows, n) = points.shape();
+    if rows == 0 {
         return vec![0.0; n];
     }
-    match passes().chunks(n, 2 * rows * factor.ncols()) {
-        None => projected_norms_range(points, factor, 0..n),
-        // Chunks start at multiples of QUAD_BLOCK: the same blocks, the same numbers.
+    let range = |range: Range<usize>| {
+        let (first, n) = (range.start, range.len());
+        let mut out = Vec::with_capacity(n);
+        let mut scratch = vec![0.0; width * QUAD_BLOCK.min(n)];
+        for start in (0..n).step_by(QUAD_BLOCK) {
+            let cols = QUAD_BLOCK.min(n - start);
+            let columns = &points.as_slice()[(first + start) * rows..(first + start + cols) * rows];
+            block(columns, cols, &mut scratch, &mut out);
+        }
+        out
+    };
+    match passes().chunks(n, 2 * rows * width) {
+        None => range(0..n),
         Some(chunks) => chunks
             .into_par_iter()
-            .map(|r| projected_norms_range(points, factor, r))
+            .map(range)
             .collect::<Vec<Vec<f64>>>()
             .concat(),
     }
-}
-
-/// [`projected_norms`] of the columns `range` of `points`, in blocks of [`QUAD_BLOCK`].
-fn projected_norms_range(
-    points: &DMatrix<f64>,
-    factor: &DMatrix<f64>,
-    range: Range<usize>,
-) -> Vec<f64> {
-    let (rows, r) = (points.nrows(), factor.ncols());
-    let (first, n) = (range.start, range.len());
-    let mut out = Vec::with_capacity(n);
-    let mut pf = vec![0.0; QUAD_BLOCK.min(n) * r];
-    for start in (0..n).step_by(QUAD_BLOCK) {
-        let cols = QUAD_BLOCK.min(n - start);
-        let block = &points.as_slice()[(first + start) * rows..(first + start + cols) * rows];
-        // SAFETY: `block` is rows x cols, `factor` rows x r and `pf` holds at least cols x r,
-        // all column-major (leading dimensions rows, rows and cols).
-        unsafe {
-            blas::dgemm(
-                b'T',
-                b'N',
-                cols as i32,
-                r as i32,
-                rows as i32,
-                1.0,
-                block,
-                rows as i32,
-                factor.as_slice(),
-                rows as i32,
-                0.0,
-                &mut pf,
-                cols as i32,
-            )
-        };
-        out.extend((0..cols).map(|j| (0..r).map(|c| pf[j + c * cols].powi(2)).sum::<f64>()));
-    }
-    out
 }
 
 /// Columns per block of [`quad_forms`]: 128 columns of 51 rows are 52 kB (in L2 with the
@@ -902,10 +885,20 @@ mod chunked_tests {
             let other = pool(t).install(run);
             assert_eq!(format!("{one:?}"), format!("{other:?}"), "{t} threads");
         }
-        // Per-point outputs are the whole pass's numbers.
+        // Per-point outputs are the numbers of one block at a time (each call below the
+        // chunking threshold).
         let z = DMatrix::from_fn(rows, rows, |i, j| v[i + 5 * j]);
-        let whole = quad_forms_range(&points, &z, 0..n);
-        assert_eq!(one.3, whole);
+        let f = DMatrix::from_fn(rows, 2, |i, j| v[i + 7 * j]);
+        let (mut forms, mut norms) = (Vec::new(), Vec::new());
+        for start in (0..n).step_by(QUAD_BLOCK) {
+            let block = points
+                .columns(start, QUAD_BLOCK.min(n - start))
+                .into_owned();
+            forms.extend(quad_forms(&block, &z));
+            norms.extend(projected_norms(&block, &f));
+        }
+        assert_eq!(one.3, forms);
+        assert_eq!(one.5, norms);
         // The chunked sums agree with the unchunked ones to rounding.
         let mut scaled = points.clone();
         for (mut col, &c) in scaled.column_iter_mut().zip(&v) {
