@@ -13,9 +13,9 @@ use sosdp_oracle::Refinement;
 ///
 /// The rank `m = sum_b p_b (p_b + 1) / 2` of the Newton system's low-rank part (an iteration
 /// costs `m^2` per free weight) separates cheap problems from expensive ones: from
-/// [`FastSettings::large_rank`] on, warm guesses that are far off or stay undecided restart cold, free weights
-/// are aggregated and the compressed program is tried; from [`ColdStartSettings::tight_rank`]
-/// on, cold sets get the tighter unfolded budget.
+/// [`FastSettings::large_rank`] on, warm guesses that are far off or stay undecided restart
+/// cold, free weights are aggregated and the compressed program is tried; from
+/// [`ColdStartSettings::tight_rank`] on, cold sets get the tighter unfolded budget.
 #[derive(Clone, Debug)]
 pub struct FastSettings {
     /// Largest accepted bracket width `upper - lower`, in points (MATH.md 3.2's zeta).
