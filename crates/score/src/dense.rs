@@ -617,9 +617,6 @@ pub fn projected_norms(points: &DMatrix<f64>, factor: &DMatrix<f64>) -> Vec<f64>
         rows,
         "projected_norms: F must have the points' rows"
     );
-    if r == 0 {
-        return vec![0.0; points.ncols()];
-    }
     per_point_blocks(points, r, |block, cols, pf, out| {
         packed_product(true, cols, r, rows, block, factor.as_slice(), pf);
         out.extend((0..cols).map(|j| (0..r).map(|c| pf[j + c * cols].powi(2)).sum::<f64>()));

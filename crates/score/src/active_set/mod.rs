@@ -267,9 +267,11 @@ impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
     /// The last round solves the full problem. `stop(progress, fold_cost)` may end an IPM
     /// solve early.
     ///
-    /// A warm guess ([`Origin::Guess`]) gives way to a cold start when its first dual
-    /// contradicts more statuses than one repair frees: repairing a guess that far off grows
-    /// the free set to a large share of the weights, far costlier than a cold start. A guess
+    /// From [`FastSettings::large_rank`] on, a warm guess ([`Origin::Guess`]) gives way to a
+    /// cold start when its first dual contradicts more statuses than one repair frees
+    /// (repairing a guess that far off grows the free set to a large share of the weights, far
+    /// costlier there than a cold start) or when it is still undecided after
+    /// [`crate::RepairSettings::guess_rounds`] rounds; below that rank it is repaired. A guess
     /// whose fold is infeasible is unfolded like any other set ([`unfold_until_feasible`],
     /// along the violated direction), which cost less than a cold start at `D = 10` (clean
     /// mean fits 2.6-3.1 s against 4.2-5.6 s) and at `D = 55` (the d = 10 Gaussian's lifted
@@ -378,27 +380,17 @@ impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
                 sol.termination,
                 Termination::Converged | Termination::Stopped | Termination::Stalled
             );
-            if round == first
-                && guess
-                && contradicted.len() > repair_budget(self.settings, stats.free)
-                && low_rank(full) >= self.settings.large_rank
-            {
-                // A warm guess so far off that one repair cannot fix it, at a large Newton rank
-                // (each freed weight costs `m^2` an iteration). Below it the repairs go on from
-                // this dual: cheaper than a cold start (d = 10, n = 20000 clean mean fit 3.6 s
-                // against 4.6 s, the same release), while at D = 51 the cold start paid.
-                set = self.cold_start();
-                (estimate, guess, first, stats.restarted_cold) =
-                    (set.estimate(), false, round + 1, true);
-                continue;
-            }
-            if guess
-                && round + 1 - first >= self.settings.repair.guess_rounds
-                && low_rank(full) >= self.settings.large_rank
-            {
-                // A warm guess still undecided after `guess_rounds` rounds: at a large Newton
-                // rank its repairs head for the full problem (every weight free, tens of
-                // seconds per iteration at D = 50, n = 50000); a cold start instead.
+            // At a large Newton rank (each freed weight costs `m^2` an iteration) a warm guess
+            // gives way to a cold start when it is so far off that one repair cannot fix it, or
+            // still undecided after `guess_rounds` rounds (its repairs head for the full
+            // problem: every weight free, tens of seconds per iteration at D = 50, n = 50000).
+            // Below that rank the repairs go on from this dual: cheaper than a cold start
+            // (d = 10, n = 20000 clean mean fit 3.6 s against 4.6 s, the same release), while at
+            // D = 51 the cold start paid.
+            let far_off =
+                round == first && contradicted.len() > repair_budget(self.settings, stats.free);
+            let undecided = round + 1 - first >= self.settings.repair.guess_rounds;
+            if guess && (far_off || undecided) && low_rank(full) >= self.settings.large_rank {
                 set = self.cold_start();
                 (estimate, guess, first, stats.restarted_cold) =
                     (set.estimate(), false, round + 1, true);
