@@ -1752,8 +1752,10 @@ fn mean_refused_by_the_localisation_prints_a_null_release() {
 /// `sosdp gaussian --delta --kappa` without `--radius` localises the mean (MATH 5.5 (a)): on
 /// 8000 records of `N(mu, I_2)` with `|mu| = 1e4`, the release says delta, prints the
 /// localisation's plan (bins `4 sqrt(K)` wide) and estimates the mean within 0.2 and the
-/// covariance's diagonal within 0.3. Before the data are read, the command asks for a radius
-/// (no delta) or for `--kappa` (delta without it).
+/// covariance's diagonal within 0.3; with `--condition 2` in place of `--kappa` it finds the
+/// scale first (the plan's `scale`, the first stage release), and estimates as well. Before
+/// the data are read, the command asks for a radius (no delta) or for `--condition` or
+/// `--kappa` (delta without them), and refuses both together.
 #[test]
 fn gaussian_without_a_radius_localises_with_delta_and_kappa() {
     let dir = TempDir::new("gaussian-delta");
@@ -1795,6 +1797,38 @@ fn gaussian_without_a_radius_localises_with_delta_and_kappa() {
     assert_rejected(&sosdp(&no_input), "needs a prior --radius R");
     assert_rejected(
         &sosdp(&[&no_input[..], &["--delta", "1e-6"]].concat()),
-        "needs --kappa K",
+        "needs --condition C",
+    );
+    assert_rejected(
+        &sosdp(&[&no_input[..], &["--condition", "4", "--kappa", "4"]].concat()),
+        "cannot be used with",
+    );
+    // `--condition C` in place of `--kappa`: the scale is found privately first.
+    let v = json(&sosdp(&[
+        "gaussian",
+        "--input",
+        &data,
+        "--epsilon",
+        "2",
+        "--delta",
+        "1e-6",
+        "--condition",
+        "2",
+        "--seed",
+        "1",
+    ]));
+    let estimate = &v["estimate"];
+    for j in 0..2 {
+        let error = (estimate["mean"][j].as_f64().unwrap() - m).abs();
+        assert!(error <= 0.2, "mean error {error}: {v}");
+        let variance = estimate["covariance"][j][j].as_f64().unwrap();
+        assert!((variance - 1.0).abs() <= 0.3, "variance {variance}: {v}");
+    }
+    assert_eq!(v["plan"]["scale"]["condition"].as_f64(), Some(2.0));
+    assert!(
+        v["stage_releases"][0]["step"]
+            .as_str()
+            .unwrap()
+            .starts_with("scale unit")
     );
 }

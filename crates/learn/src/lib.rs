@@ -16,8 +16,10 @@
 //!   [`frobenius_noise`], its noise law and operator-norm quantiles, and [`special`], the
 //!   chi-square and incomplete-gamma functions its plan needs;
 //! - [`io`]: the CSV reader of data files (one record per line);
-//! - [`gaussian`]: learning a Gaussian in total variation (5.4), and without a prior radius
-//!   (5.5 (a), `delta > 0`);
+//! - [`gaussian`]: learning a Gaussian in total variation (5.4), without a prior radius
+//!   (5.5 (a), `delta > 0`), and without the covariance's units (a bound on its condition
+//!   number only);
+//! - [`scale`]: the pure-DP release of the covariance's scale (5.5 (a));
 //! - [`stage`]: one CM stage, shared by the mean and the refinement;
 //! - [`symmetric`]: powers of positive definite matrices and the `svec` form of releases;
 //! - [`schedule`]: its data-independent stage plan;
@@ -39,6 +41,7 @@ pub mod preconditioner;
 pub mod privacy;
 pub mod projection;
 pub mod release;
+pub mod scale;
 pub mod schedule;
 pub mod snap;
 pub mod special;
@@ -53,7 +56,8 @@ pub use error::LearnError;
 pub use gaussian::{
     Centring, GaussianEstimate, GaussianFit, GaussianPlan, GaussianRelease, GaussianSettings,
     LocalisedGaussian, LocalisedGaussianFit, LocalisedGaussianPlan, LocalisedGaussianRelease,
-    MeanStepPlan, PrivateGaussian,
+    MeanStepPlan, PrivateGaussian, ScaledGaussian, ScaledGaussianFit, ScaledGaussianPlan,
+    ScaledGaussianRelease,
 };
 pub use learner::{Learner, Plan};
 pub use localise::{Coverage, LocalisationPlan, LocaliseSettings};
@@ -64,5 +68,6 @@ pub use mean::{
 pub use preconditioner::{PreconditionerPlan, PreconditionerSettings};
 pub use privacy::Privacy;
 pub use release::{AccuracyBound, Diagnostics, Estimate, Fit, NonPrivate, Release, StageRelease};
+pub use scale::{ScalePlan, ScaleSettings};
 pub use schedule::{Constants, PlannedStage, Schedule, StageMechanism};
 pub use sosdp_sampler::{Progress, SamplerKind};

@@ -28,6 +28,21 @@ pub fn approximate_guarantee(epsilon: f64, delta: f64, localisation_epsilon: f64
     )
 }
 
+/// The guarantee line of a release whose fit found the covariance's scale (pure
+/// `scale_epsilon`-DP), then localised the mean (`localisation_epsilon`, `delta`) and ran a pure
+/// learner (MATH.md 5.5 (a)).
+pub fn scaled_guarantee(
+    epsilon: f64,
+    delta: f64,
+    scale_epsilon: f64,
+    localisation_epsilon: f64,
+) -> String {
+    format!(
+        "({epsilon}, {delta})-differential privacy by composition of the covariance's scale, pure {scale_epsilon}-DP (the exponential mechanism for the median of the pairs' log2 half squared distances on a public grid), and, given its unit, {}",
+        approximate_guarantee(epsilon - scale_epsilon, delta, localisation_epsilon)
+    )
+}
+
 /// The guarantee line of every pure release for a total `epsilon` (MATH.md 4.7).
 pub fn guarantee(epsilon: f64) -> String {
     format!(

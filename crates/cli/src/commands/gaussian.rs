@@ -4,13 +4,16 @@
 //! "stage_releases": [...], "accuracy": [...], "guarantee": "..."}`, where the estimate is the
 //! covariance (rows) or `{"mean": [...], "covariance": [[...]]}`. `--diagnostics FILE` writes
 //! the non-private diagnostics to a separate file. `sosdp gaussian --delta D --kappa K` without
-//! `--radius` localises the mean first (MATH.md 5.5 (a)); a refused localisation prints
-//! `"estimate": null` with a `"refusal"` reason (exit status 0: a refusal is a release).
+//! `--radius` localises the mean first (MATH.md 5.5 (a)); `--delta D --condition C` without
+//! `--radius` and `--kappa` also finds the covariance's scale privately first. A refused
+//! localisation prints `"estimate": null` with a `"refusal"` reason (exit status 0: a refusal is
+//! a release).
 use super::{DeltaArg, LearnerArgs, run_learner};
 use crate::CliError;
 use clap::{Args, ValueEnum};
 use sosdp_learn::{
     Centring, GaussianSettings, LocalisedGaussian, PrivateCovariance, PrivateGaussian,
+    ScaledGaussian,
 };
 
 /// Arguments shared by both commands.
@@ -19,8 +22,7 @@ pub struct CommonArgs {
     #[command(flatten)]
     learner: LearnerArgs,
     /// Prior I ⪯ Sigma ⪯ K I on the covariance, K >= 1 (the accuracy bounds assume it; default
-    /// 100). Required by `sosdp gaussian --delta` without --radius: the covariance's scale and
-    /// condition are not found privately yet.
+    /// 100). `sosdp gaussian --delta` without --radius needs it or --condition.
     #[arg(long, value_name = "K", allow_negative_numbers = true)]
     kappa: Option<f64>,
 }
@@ -54,9 +56,19 @@ pub struct GaussianArgs {
     common: CommonArgs,
     /// Prior bound R > 0 on the norm of the mean (the accuracy bounds assume |mu| <= R). The
     /// fit is then pure, and refuses --delta D > 0 before the data are read. Optional with
-    /// --delta D > 0 and an explicit --kappa.
+    /// --delta D > 0 and --kappa or --condition.
     #[arg(long, value_name = "R", allow_negative_numbers = true)]
     radius: Option<f64>,
+    /// Bound C >= 1 on the covariance's condition number lambda_max / lambda_min, in place of
+    /// --kappa's units (with --delta D > 0, without --radius and --kappa). The fit first finds
+    /// the covariance's scale privately (MATH.md 5.5 (a): 5% of eps, an exponential mechanism
+    /// for the median of the pairs' squared distances on a public log2 grid), which gives a
+    /// unit u with u I ⪯ Sigma ⪯ K u I for a K printed in the plan (about 14 C at d = 5, 25 C
+    /// at d = 10, n = 100000); then it runs as with --kappa K on the records divided by
+    /// sqrt(u). The accuracy bounds assume the condition number is at most C: it is not found
+    /// privately.
+    #[arg(long, value_name = "C", allow_negative_numbers = true, conflicts_with_all = ["kappa", "radius"])]
+    condition: Option<f64>,
     #[command(flatten)]
     delta: DeltaArg,
     /// Whether the covariance's refinement is centred by the mean (MATH 5.3b): `planned`
@@ -98,7 +110,8 @@ pub fn run_covariance(args: &CovarianceArgs) -> Result<(), CliError> {
     run_learner(&a.learner, "step", &learner)
 }
 
-/// Run `sosdp gaussian`: the pure Gaussian with `--radius`, the localised one without it.
+/// Run `sosdp gaussian`: the pure Gaussian with `--radius`, the localised one without it, and
+/// the scaled one with `--condition`.
 pub fn run_gaussian(args: &GaussianArgs) -> Result<(), CliError> {
     let a = &args.common;
     let privacy = a.learner.privacy().delta(args.delta.delta);
@@ -107,18 +120,22 @@ pub fn run_gaussian(args: &GaussianArgs) -> Result<(), CliError> {
         centring: args.centring.map_or(defaults.centring, Into::into),
         ..defaults
     };
-    match (args.radius, a.kappa) {
-        (Some(radius), _) => {
+    match (args.radius, a.kappa, args.condition) {
+        (Some(radius), _, _) => {
             let learner = PrivateGaussian::new(privacy, radius, a.kappa()).settings(settings);
             run_learner(&a.learner, "step", &learner)
         }
-        (None, _) if args.delta.delta == 0.0 => Err(CliError::Invalid(
-            "sosdp gaussian needs a prior --radius R (pure DP), or --delta D > 0 with --kappa K to localise the mean privately without one (MATH.md 5.5 (a))".into(),
+        (None, _, _) if args.delta.delta == 0.0 => Err(CliError::Invalid(
+            "sosdp gaussian needs a prior --radius R (pure DP), or --delta D > 0 with --kappa K or --condition C to localise the mean privately without one (MATH.md 5.5 (a))".into(),
         )),
-        (None, None) => Err(CliError::Invalid(
-            "sosdp gaussian --delta without --radius needs --kappa K (the prior I ⪯ Sigma ⪯ K I): the covariance's scale and condition number are not found privately yet, so they must be given".into(),
+        (None, None, None) => Err(CliError::Invalid(
+            "sosdp gaussian --delta without --radius needs --condition C (a bound on the covariance's condition number: its scale is then found privately) or --kappa K (the prior I ⪯ Sigma ⪯ K I): the condition number is not found privately".into(),
         )),
-        (None, Some(kappa)) => {
+        (None, None, Some(condition)) => {
+            let learner = ScaledGaussian::new(privacy, condition).settings(settings);
+            run_learner(&a.learner, "step", &learner)
+        }
+        (None, Some(kappa), _) => {
             let learner = LocalisedGaussian::new(privacy, kappa).settings(settings);
             run_learner(&a.learner, "step", &learner)
         }

@@ -1,0 +1,414 @@
+//! The covariance's scale without a prior (MATH.md 5.5 (a), the scale): a pure `eps_s`-DP
+//! release of a public variance unit `u` such that, for records from `N(mu, Sigma)` whose
+//! condition number is at most a public `C`, `u I ⪯ Sigma ⪯ kappa u I` with a public `kappa`.
+//! The Gaussian learner then runs on the records divided by `sqrt(u)`, with the prior
+//! `I ⪯ Sigma / u ⪯ kappa I`, instead of a user's `I ⪯ Sigma ⪯ K I` in units nobody wrote down.
+//!
+//! **Statistic.** Pair the records in their order, `(x_1, x_2), (x_3, x_4), ...`: `m = floor(n
+//! / 2)` pairs. For a pair of clean draws, `z = x_2i - x_2i-1 ~ N(0, 2 Sigma)` and `X = |z|^2 / 2
+//! = sum_k lambda_k g_k^2` (`lambda_k` the eigenvalues of `Sigma`, `g_k` standard normal), so
+//! `lambda_max g^2 ⪯ X ⪯ lambda_max chi^2_d` in the stochastic order. The mechanism releases a
+//! bin of a public grid holding the median of the `m` values `v_i = log2 X_i`.
+//!
+//! **Mechanism** (the exponential mechanism for a quantile; a deviation from the stable
+//! histogram MATH.md 5.5 (a) names: it needs no delta and never refuses). The grid's edges are
+//! `e_j = -L + j w`, `j = 0..J`, `J = ceil(2 L / w)`, `L` = [`GRID_LIMIT`], `w` public (default
+//! 1/4); its `J + 2` bins are `(-inf, e_0)`, `[e_{j-1}, e_j)` and `[e_J, inf)`. With `r(y) =
+//! #{i : v_i < y}` (`r(-inf) = 0`, `r(inf) = m`) and `t = m / 2`, the bin `b = [l, h)` has the
+//! utility `u(b) = -max(0, r(l) - t, t - r(h))`: 0 for the bin of the median, minus the number of
+//! values between it and the median otherwise. Replacing one record moves one `v_i`, so every
+//! `r(y)` by at most 1 and every utility by at most 1: sampling `b` with probability
+//! proportional to `exp(eps_s u(b) / 2)` is `eps_s`-DP (McSherry-Talwar 2007). The release is
+//! the bin's index, a point of a public grid.
+//!
+//! **Accuracy** (with probability `1 - beta_s`, half for each event). The largest utility is 0,
+//! so `P(u(b) <= -Delta) <= (J + 2) exp(-eps_s Delta / 2) = beta_s / 2` for
+//! `Delta = 2 log(2 (J + 2) / beta_s) / eps_s`. By the DKW inequality the `m` pairs drawn before the adversary
+//! acted have `|F_m(y) - F(y)| <= s = sqrt(log(4 / beta_s) / (2 m))` for every `y` (`F` the law
+//! of `v`); the adversary, holding `eta0 n` records, changes at most `eta_p m = eta0 n` pairs.
+//! On these events `r(h) > t - Delta` and `r(l) < t + Delta`, so
+//! `F(h) > p_1 = 1/2 - Delta / m - eta_p - s` and `F(l) < p_2 = 1/2 + Delta / m + eta_p + s`,
+//! and by the stochastic order
+//!
+//! - `2^h > lambda_max q_1`, `q_1` the `p_1`-quantile of chi-square with 1 degree of freedom;
+//! - `2^l < lambda_max q_d`, `q_d` the `p_2`-quantile of chi-square with `d` degrees of freedom.
+//!
+//! With `lambda_min >= lambda_max / C`, the unit `u = 2^l / (C q_d)` and `kappa = 2^w C q_d /
+//! q_1` give `u I ⪯ Sigma ⪯ kappa u I`. `kappa` depends on `(n, d, eps_s, eta0, beta_s, C, w)`
+//! only: it is in the public plan, and the data choose only `u`. An end bin stands for its
+//! finite edge (`l = e_0 - w` or `l = e_J`); it is released on these events only when
+//! `lambda_max` lies outside the grid's range `[2^{e_0} / q_1, 2^{e_J} / q_d]`
+//! ([`ScalePlan::range`], about `2^-898` to `2^898`), the one assumption of this step besides
+//! the condition number's.
+use crate::LearnError;
+use crate::privacy::Privacy;
+use crate::release::AccuracyBound;
+use crate::special::chi_square_quantile;
+use nalgebra::DMatrix;
+use rand::{Rng, RngExt};
+use serde::Serialize;
+
+/// The grid's half-range `L` in `log2` of a variance: `2^{±L}` and the unit's powers are far
+/// inside the range of doubles (a release multiplies an estimate of order `kappa` by `u`).
+pub const GRID_LIMIT: f64 = 900.0;
+
+/// The scale's settings (MATH.md 5.5 (a)); privacy never depends on them, only accuracy.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScaleSettings {
+    /// The share of eps the scale spends (default 0.05: at d = 5, n = 100000, eps = 2 its rank
+    /// error `Delta` is 0.2% of the pairs); the learner after it gets the rest.
+    pub epsilon_share: f64,
+    /// The share of `beta` of the scale's bracket (default 0.25); the learner gets the rest.
+    pub beta_share: f64,
+    /// The grid's width `w` in `log2` units (default 1/4: the unit is known to a factor
+    /// `2^(1/4)`, at the cost of `log(J + 2)` in the rank error).
+    pub grid_width: f64,
+}
+
+impl Default for ScaleSettings {
+    fn default() -> Self {
+        ScaleSettings {
+            epsilon_share: 0.05,
+            beta_share: 0.25,
+            grid_width: 0.25,
+        }
+    }
+}
+
+impl ScaleSettings {
+    /// Check the shares (in `(0, 1)`) and the width (in `[2^-10, 64]`).
+    pub fn validate(&self) -> Result<(), LearnError> {
+        for (name, share) in [
+            ("epsilon_share", self.epsilon_share),
+            ("beta_share", self.beta_share),
+        ] {
+            if !(share > 0.0 && share < 1.0) {
+                return Err(LearnError::InvalidSetting(format!(
+                    "the scale's {name} must lie in (0, 1), got {share}"
+                )));
+            }
+        }
+        if !(self.grid_width >= 1.0 / 1024.0 && self.grid_width <= 64.0) {
+            return Err(LearnError::InvalidSetting(format!(
+                "the scale's grid width (log2 units) must lie in [2^-10, 64], got {}",
+                self.grid_width
+            )));
+        }
+        Ok(())
+    }
+
+    /// `eps_s = epsilon_share * eps`, the scale's eps.
+    pub(crate) fn epsilon(&self, privacy: &Privacy) -> f64 {
+        self.epsilon_share * privacy.epsilon
+    }
+
+    /// The shared settings of the learner after the scale: eps `eps - eps_s`, the same delta,
+    /// beta `(1 - beta_share) beta`, the seed plus two (the localisation after it takes the
+    /// seed and the seed plus one).
+    pub(crate) fn rest_privacy(&self, privacy: &Privacy) -> Privacy {
+        Privacy {
+            epsilon: privacy.epsilon - self.epsilon(privacy),
+            beta: (1.0 - self.beta_share) * privacy.beta,
+            seed: privacy.seed.map(|s| s.wrapping_add(2)),
+            ..*privacy
+        }
+    }
+
+    /// The scale's plan for `n` records in `R^d` whose covariance has condition number at most
+    /// `condition`, with `privacy`'s eps (its share), corruption and beta (its share).
+    pub fn plan(
+        &self,
+        privacy: &Privacy,
+        n: usize,
+        d: usize,
+        condition: f64,
+    ) -> Result<ScalePlan, LearnError> {
+        ScalePlan::new(
+            n,
+            d,
+            self.epsilon(privacy),
+            privacy.corruption,
+            self.beta_share * privacy.beta,
+            condition,
+            self.grid_width,
+        )
+    }
+}
+
+/// The scale's public plan: every number of it is computed from `(n, d, eps_s, eta0, beta_s, C,
+/// w)` before the data are read.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ScalePlan {
+    /// `eps_s`, the scale's eps (pure: the scale spends no delta).
+    pub epsilon: f64,
+    /// `C`, the bound on the covariance's condition number the bracket assumes.
+    pub condition: f64,
+    /// `w`, the grid's width in `log2` units of a variance.
+    pub grid_width: f64,
+    /// `e_0 = -L`, the grid's lowest edge (`log2`).
+    pub lowest_edge: f64,
+    /// `J`: the grid has the edges `e_0 + j w`, `j = 0..J`, and `J + 2` bins.
+    pub edges: usize,
+    /// `m = floor(n / 2)`, the number of pairs.
+    pub pairs: usize,
+    /// `Delta`: the released bin is within this many values of the median's (probability
+    /// `1 - beta_s / 2`).
+    pub rank_error: f64,
+    /// `s`, the DKW deviation of the pairs' empirical law (probability `1 - beta_s / 2`).
+    pub sampling_error: f64,
+    /// `eta_p = eta0 n / m`, the largest fraction of pairs the adversary touches.
+    pub pair_corruption: f64,
+    /// `p_1 = 1/2 - Delta / m - eta_p - s` and `p_2 = 1/2 + Delta / m + eta_p + s`: the released
+    /// bin's edges bracket these quantiles of the clean pairs' law.
+    pub quantiles: [f64; 2],
+    /// `q_1`, the `p_1`-quantile of chi-square with 1 degree of freedom.
+    pub lower_chi_square: f64,
+    /// `q_d`, the `p_2`-quantile of chi-square with `d` degrees of freedom.
+    pub upper_chi_square: f64,
+    /// `kappa = 2^w C q_d / q_1`: `u I ⪯ Sigma ⪯ kappa u I` for the released unit `u`.
+    pub kappa: f64,
+    /// `[2^{e_0} / q_1, 2^{e_J} / q_d]`: the bracket assumes `lambda_max` in this range.
+    pub range: [f64; 2],
+    /// `beta_s`: the probability that the bracket fails under the assumptions.
+    pub beta: f64,
+}
+
+impl ScalePlan {
+    /// The plan for `n` records in `R^d` with `eps_s`, corruption `eta0`, `beta_s`, condition
+    /// number at most `condition` and grid width `grid_width`; refused (before the data are
+    /// read) when the quantiles `p_1, p_2` leave `(0, 1)`: too few records for `eps_s` and the
+    /// corruption.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        n: usize,
+        d: usize,
+        epsilon: f64,
+        eta0: f64,
+        beta: f64,
+        condition: f64,
+        grid_width: f64,
+    ) -> Result<Self, LearnError> {
+        check_condition(condition)?;
+        let pairs = n / 2;
+        let m = pairs as f64;
+        let edges = (2.0 * GRID_LIMIT / grid_width).ceil() as usize;
+        let rank_error = 2.0 * (2.0 * (edges + 2) as f64 / beta).ln() / epsilon;
+        let sampling_error = ((4.0 / beta).ln() / (2.0 * m)).sqrt();
+        let pair_corruption = eta0 * n as f64 / m;
+        let spread = rank_error / m + pair_corruption + sampling_error;
+        let quantiles = [0.5 - spread, 0.5 + spread];
+        if !(quantiles[0] > 0.0) {
+            return Err(LearnError::InvalidSetting(format!(
+                "too few records to find the covariance's scale privately: {pairs} pairs with eps_s = {epsilon} and corruption {eta0} leave the median's bracket [{}, {}] outside (0, 1) (rank error {rank_error:.0} pairs, sampling error {sampling_error:.3}); give more records, a larger eps, or the prior --kappa",
+                quantiles[0], quantiles[1]
+            )));
+        }
+        let lower_chi_square = chi_square_quantile(1.0, quantiles[0]);
+        let upper_chi_square = chi_square_quantile(d as f64, quantiles[1]);
+        let kappa = grid_width.exp2() * condition * upper_chi_square / lower_chi_square;
+        let lowest_edge = -GRID_LIMIT;
+        let top_edge = lowest_edge + edges as f64 * grid_width;
+        Ok(ScalePlan {
+            epsilon,
+            condition,
+            grid_width,
+            lowest_edge,
+            edges,
+            pairs,
+            rank_error,
+            sampling_error,
+            pair_corruption,
+            quantiles,
+            lower_chi_square,
+            upper_chi_square,
+            kappa,
+            range: [
+                lowest_edge.exp2() / lower_chi_square,
+                top_edge.exp2() / upper_chi_square,
+            ],
+            beta,
+        })
+    }
+
+    /// The number of bins, `J + 2`.
+    pub fn bins(&self) -> usize {
+        self.edges + 2
+    }
+
+    /// The edge `e_j = e_0 + j w`.
+    fn edge(&self, j: usize) -> f64 {
+        self.lowest_edge + j as f64 * self.grid_width
+    }
+
+    /// The unit `u = 2^l / (C q_d)` of bin `b` (`l` its lower edge; `e_0 - w` for the lowest
+    /// bin, whose lower edge is `-inf`).
+    pub fn unit(&self, bin: usize) -> f64 {
+        let lower = if bin == 0 {
+            self.lowest_edge - self.grid_width
+        } else {
+            self.edge(bin - 1)
+        };
+        lower.exp2() / (self.condition * self.upper_chi_square)
+    }
+
+    /// The assumption the bracket adds to a learner's (the condition number's, and the grid's
+    /// range).
+    pub fn assumption(&self) -> String {
+        format!(
+            "the covariance's condition number is at most C = {} and its largest eigenvalue lies in [{:e}, {:e}]; its scale u is found privately (probability 1 - {}), so that u I ⪯ Sigma ⪯ K u I with K = {}",
+            self.condition, self.range[0], self.range[1], self.beta, self.kappa
+        )
+    }
+
+    /// A learner's accuracy bound on the rescaled records as the scaled fit's: its covariance
+    /// prior `I ⪯ Sigma ⪯ K I` replaced by [`ScalePlan::assumption`], the localisation's ball
+    /// stated in units of `sqrt(u)`, and the probability `1 - beta` of the whole fit. The
+    /// bounds' metrics (`Sigma^-1/2`-whitened) do not change with the units.
+    pub(crate) fn qualify(&self, bound: AccuracyBound, privacy: &Privacy) -> AccuracyBound {
+        let assumptions = bound
+            .assumptions
+            .into_iter()
+            .map(|a| {
+                if a.starts_with(COVARIANCE_PRIOR) {
+                    self.assumption()
+                } else if a.starts_with("|mu - c|") {
+                    format!("{a} (in units of sqrt(u), on the records divided by sqrt(u))")
+                } else {
+                    a
+                }
+            })
+            .collect();
+        AccuracyBound {
+            probability: 1.0 - privacy.beta,
+            assumptions,
+            ..bound
+        }
+    }
+
+    /// The exponential mechanism's law over the bins for the sorted values `v` (module docs):
+    /// probabilities proportional to `exp(eps_s u(b) / 2)`.
+    pub fn law(&self, sorted: &[f64]) -> Vec<f64> {
+        let t = 0.5 * sorted.len() as f64;
+        let rank = |y: f64| sorted.partition_point(|&v| v < y) as f64;
+        let mut below = 0.0;
+        let log_weights: Vec<f64> = (0..self.bins())
+            .map(|b| {
+                let above = if b <= self.edges {
+                    rank(self.edge(b))
+                } else {
+                    sorted.len() as f64
+                };
+                let utility = -(below - t).max(t - above).max(0.0);
+                below = above;
+                0.5 * self.epsilon * utility
+            })
+            .collect();
+        let top = log_weights
+            .iter()
+            .copied()
+            .fold(f64::NEG_INFINITY, f64::max);
+        let weights: Vec<f64> = log_weights.iter().map(|l| (l - top).exp()).collect();
+        let total: f64 = weights.iter().sum();
+        weights.into_iter().map(|w| w / total).collect()
+    }
+}
+
+/// How the covariance learner states its prior (`PrivateCovariance::assumptions`).
+const COVARIANCE_PRIOR: &str = "I ⪯ Sigma ⪯ K I";
+
+/// Refuse a condition number bound that is not finite or below 1.
+pub(crate) fn check_condition(condition: f64) -> Result<(), LearnError> {
+    if condition.is_finite() && condition >= 1.0 {
+        return Ok(());
+    }
+    Err(LearnError::InvalidSetting(format!(
+        "the condition number bound C must be finite and at least 1, got {condition}"
+    )))
+}
+
+/// `log2(|a - b|^2 / 2)` for two records, formed from the halves `h = a / 2 - b / 2` (no
+/// overflow) scaled by their largest entry: `1 + 2 log2 max|h| + log2 |h / max|h||^2`; `-inf`
+/// for identical records. Finite records give a value or `-inf`, never NaN.
+pub fn log2_half_square_distance(a: &[f64], b: &[f64]) -> f64 {
+    let h: Vec<f64> = a.iter().zip(b).map(|(x, y)| 0.5 * x - 0.5 * y).collect();
+    let top = h.iter().fold(0.0_f64, |t, v| t.max(v.abs()));
+    if top == 0.0 {
+        return f64::NEG_INFINITY;
+    }
+    let norm: f64 = h.iter().map(|v| (v / top) * (v / top)).sum();
+    1.0 + 2.0 * top.log2() + norm.log2()
+}
+
+/// The values `v_i` of the pairs `(x_1, x_2), (x_3, x_4), ...` (rows of `data`), sorted.
+pub fn pair_values(data: &DMatrix<f64>) -> Vec<f64> {
+    let rows: Vec<Vec<f64>> = data
+        .row_iter()
+        .map(|r| r.iter().copied().collect())
+        .collect();
+    let mut values: Vec<f64> = rows
+        .chunks_exact(2)
+        .map(|pair| log2_half_square_distance(&pair[1], &pair[0]))
+        .collect();
+    values.sort_by(f64::total_cmp);
+    values
+}
+
+/// Draw the bin of the scale with the public `plan` (module docs) and return its unit `u`
+/// ([`ScalePlan::unit`]); one uniform draw, by inversion of the law's cumulative sums.
+pub fn locate_scale<R: Rng + ?Sized>(data: &DMatrix<f64>, plan: &ScalePlan, rng: &mut R) -> f64 {
+    let law = plan.law(&pair_values(data));
+    let draw: f64 = rng.random();
+    let mut cumulative = 0.0;
+    let bin = law
+        .iter()
+        .position(|p| {
+            cumulative += p;
+            cumulative > draw
+        })
+        .unwrap_or(law.len() - 1);
+    plan.unit(bin)
+}
+
+/// The records divided by `sqrt(u)`, each entry clamped into the doubles' finite range (a
+/// record that far out is projected by the learner anyway), so that every later step sees
+/// finite records.
+pub fn rescale_rows(data: &DMatrix<f64>, unit: f64) -> DMatrix<f64> {
+    let factor = unit.sqrt().recip();
+    data.map(|x| (x * factor).clamp(-f64::MAX, f64::MAX))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The log of half the squared distance agrees with the direct formula, and extreme or
+    /// identical records give finite values or `-inf`, never NaN or `+inf`.
+    #[test]
+    fn half_square_distances_are_exact_and_never_overflow() {
+        let (a, b) = ([3.0, -1.0, 2.0], [1.0, 1.0, 0.5]);
+        let direct = ((4.0 + 4.0 + 2.25) / 2.0_f64).log2();
+        assert!((log2_half_square_distance(&a, &b) - direct).abs() < 1e-14);
+        let v = log2_half_square_distance(&[f64::MAX, -f64::MAX], &[-f64::MAX, f64::MAX]);
+        assert!(v.is_finite() && v > 2048.0, "{v}");
+        assert_eq!(log2_half_square_distance(&a, &a), f64::NEG_INFINITY);
+        let tiny = log2_half_square_distance(&[f64::MIN_POSITIVE * 1e-10], &[0.0]);
+        assert!(tiny.is_finite() && tiny < -1000.0, "{tiny}");
+    }
+
+    /// The plan's numbers: `kappa = 2^w C q_d / q_1`, quantiles around 1/2, and refusal when
+    /// there are too few pairs.
+    #[test]
+    fn the_plan_brackets_the_median() {
+        let plan = ScalePlan::new(100_000, 5, 0.1, 0.0, 0.0125, 50.0, 0.25).unwrap();
+        assert_eq!(plan.bins(), 7202);
+        assert!(
+            plan.quantiles[0] > 0.48 && plan.quantiles[1] < 0.52,
+            "{plan:?}"
+        );
+        let kappa = 0.25f64.exp2() * 50.0 * plan.upper_chi_square / plan.lower_chi_square;
+        assert!((plan.kappa - kappa).abs() < 1e-9 * kappa);
+        assert!(plan.kappa > 500.0 && plan.kappa < 800.0, "{}", plan.kappa);
+        assert!(ScalePlan::new(200, 5, 0.1, 0.0, 0.0125, 50.0, 0.25).is_err());
+        assert!(ScalePlan::new(100_000, 5, 0.1, 0.0, 0.0125, 0.5, 0.25).is_err());
+    }
+}
