@@ -269,9 +269,16 @@ class PrivateGaussian(_PrivateEstimator):
     radius : float or None, default None
         The prior ``|mu| <= radius``. Required unless ``delta`` > 0, which localises the mean
         privately instead (in bins ``4 sqrt(kappa)`` wide).
-    kappa : float
-        The prior ``I <= Sigma <= kappa I``, kappa >= 1 (required, also with ``delta``: the
-        covariance's scale and condition are not found privately yet).
+    kappa : float or None, default None
+        The prior ``I <= Sigma <= kappa I``, kappa >= 1 (required, except with ``delta`` > 0,
+        no ``radius`` and ``condition``).
+    condition : float or None, default None
+        A bound C >= 1 on the covariance's condition number, in place of ``kappa`` when
+        ``delta`` > 0 and ``radius`` is None: the covariance's scale is then found privately
+        (MATH.md 5.5 (a), 5% of epsilon) and the fit runs with the public prior
+        ``I <= Sigma / u <= K I`` on the records divided by ``sqrt(u)`` (``K`` in the plan's
+        ``scale``). The accuracy bounds assume the condition number is at most C; it is not
+        found privately.
     centring : {"planned", "always", "never"} or None, default None
         Whether the covariance's refinement is centred by the mean (MATH.md 5.3b); "planned"
         keeps the smaller planned error, before the data are read; None is the library's
@@ -298,6 +305,7 @@ class PrivateGaussian(_PrivateEstimator):
         random_state=None,
         *,
         delta=0.0,
+        condition=None,
         centring=None,
         sampler="slice",
         diagnostics=False,
@@ -310,5 +318,6 @@ class PrivateGaussian(_PrivateEstimator):
             "radius": self.radius,
             "delta": self.delta,
             "kappa": self.kappa,
+            "condition": self.condition,
             "centring": self.centring,
         }

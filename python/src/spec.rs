@@ -12,27 +12,30 @@ use serde::Serialize;
 use sosdp_learn::{
     Centring, Fit, GaussianEstimate, GaussianSettings, LearnError, Learner, LocalisedGaussian,
     LocalisedMean, Plan, Privacy, PrivateCovariance, PrivateGaussian, PrivateMean, SamplerKind,
+    ScaledGaussian,
 };
 
 /// A learner with its public parameters: `Spec(learner, *, epsilon, corruption, beta, seed,
-/// sampler, delta=0, radius=None, kappa=None, centring=None)` with `learner` one of `"mean"`
-/// (needs `radius`, or `delta > 0` to localise without it, MATH.md 5.5 (a)), `"covariance"`
-/// (needs `kappa`; `radius` centres its refinement, MATH.md 5.3b) and `"gaussian"` (needs
-/// `kappa`, and `radius` or `delta > 0`; `centring` is `"planned"`, `"always"` or `"never"`;
+/// sampler, delta=0, radius=None, kappa=None, condition=None, centring=None)` with `learner`
+/// one of `"mean"` (needs `radius`, or `delta > 0` to localise without it, MATH.md 5.5 (a)),
+/// `"covariance"` (needs `kappa`; `radius` centres its refinement, MATH.md 5.3b) and
+/// `"gaussian"` (needs `kappa`, and `radius` or `delta > 0`; or, with `delta > 0` and no
+/// `radius`, `condition` in place of `kappa`, the scale found privately; `centring` is `"planned"`, `"always"` or `"never"`;
 /// `None` is the library's default, `"planned"`).
 #[pyclass(frozen, module = "sosdp._core")]
 pub struct Spec {
     learner: AnyLearner,
 }
 
-/// One of the learners: the three with their priors, and the mean and the Gaussian localised
-/// without a prior radius.
+/// One of the learners: the three with their priors, the mean and the Gaussian localised
+/// without a prior radius, and the Gaussian without the covariance's units.
 enum AnyLearner {
     Mean(PrivateMean),
     LocalisedMean(LocalisedMean),
     Covariance(PrivateCovariance),
     Gaussian(PrivateGaussian),
     LocalisedGaussian(LocalisedGaussian),
+    ScaledGaussian(ScaledGaussian),
 }
 
 /// Apply `$body` to the learner inside an [`AnyLearner`], whichever it is.
@@ -44,6 +47,7 @@ macro_rules! with_learner {
             AnyLearner::Covariance($l) => $body,
             AnyLearner::Gaussian($l) => $body,
             AnyLearner::LocalisedGaussian($l) => $body,
+            AnyLearner::ScaledGaussian($l) => $body,
         }
     };
 }
@@ -60,7 +64,7 @@ type FitOutput<'py> = (
 #[pymethods]
 impl Spec {
     #[new]
-    #[pyo3(signature = (learner, *, epsilon, corruption, beta, seed, sampler, delta=0.0, radius=None, kappa=None, centring=None))]
+    #[pyo3(signature = (learner, *, epsilon, corruption, beta, seed, sampler, delta=0.0, radius=None, kappa=None, condition=None, centring=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         learner: &str,
@@ -72,6 +76,7 @@ impl Spec {
         delta: f64,
         radius: Option<f64>,
         kappa: Option<f64>,
+        condition: Option<f64>,
         centring: Option<&str>,
     ) -> PyResult<Self> {
         let sampler = match sampler {
@@ -137,16 +142,40 @@ impl Spec {
                     centring,
                     ..GaussianSettings::default()
                 };
-                let kappa = required("kappa", kappa)?;
-                if localised {
-                    AnyLearner::LocalisedGaussian(
-                        LocalisedGaussian::new(privacy, kappa).settings(settings),
-                    )
-                } else {
-                    AnyLearner::Gaussian(
-                        PrivateGaussian::new(privacy, radius_or_delta(radius)?, kappa)
-                            .settings(settings),
-                    )
+                match (kappa, condition) {
+                    (Some(_), Some(_)) => {
+                        return Err(PyValueError::new_err(
+                            "give `kappa` (the prior I <= Sigma <= kappa I) or `condition` (a \
+                             bound on the condition number, the scale found privately), not both",
+                        ));
+                    }
+                    (None, Some(condition)) if localised => AnyLearner::ScaledGaussian(
+                        ScaledGaussian::new(privacy, condition).settings(settings),
+                    ),
+                    (None, Some(_)) => {
+                        return Err(PyValueError::new_err(
+                            "`condition` needs delta > 0 and no `radius` (the scale is found \
+                             with the localisation, MATH.md 5.5 (a)); with a radius give `kappa`",
+                        ));
+                    }
+                    (kappa, None) => {
+                        let name = if localised {
+                            "kappa` or the bound `condition"
+                        } else {
+                            "kappa"
+                        };
+                        let kappa = required(name, kappa)?;
+                        if localised {
+                            AnyLearner::LocalisedGaussian(
+                                LocalisedGaussian::new(privacy, kappa).settings(settings),
+                            )
+                        } else {
+                            AnyLearner::Gaussian(
+                                PrivateGaussian::new(privacy, radius_or_delta(radius)?, kappa)
+                                    .settings(settings),
+                            )
+                        }
+                    }
                 }
             }
             other => {

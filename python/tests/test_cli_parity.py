@@ -34,8 +34,13 @@ def cli_release(cli, tmp_path, X, args):
             ["gaussian", "--epsilon", "2", "--kappa", "10", "--delta", "1e-6"],
             3000,
         ),
+        (
+            sosdp.PrivateGaussian(2.0, condition=10.0, delta=1e-6, random_state=3),
+            ["gaussian", "--epsilon", "2", "--condition", "10", "--delta", "1e-6"],
+            8000,
+        ),
     ],
-    ids=["mean", "covariance", "gaussian", "mean-delta", "gaussian-delta"],
+    ids=["mean", "covariance", "gaussian", "mean-delta", "gaussian-delta", "gaussian-condition"],
 )
 def test_same_release_as_the_command_line(cli, tmp_path, estimator, args, n):
     X, _, _ = gaussian(n, seed=9)

@@ -203,3 +203,13 @@ def test_delta_replaces_the_prior_radius_and_a_refusal_is_a_release():
     assert g.release_["plan"]["localisation"]["bin_width"] == 8.0
     assert g.location_.shape == (2,) and g.covariance_.shape == (2, 2)
     assert np.linalg.norm(g.location_ - (mu + 1e4)) <= 0.5
+    # With `condition` in place of `kappa`, in units nobody wrote down: the scale is found first.
+    Y, _, _ = gaussian(8000, d=2, seed=2, identity=True)
+    wide = (Y - mu) * 300.0 + mu + 1e6
+    c = quiet(sosdp.PrivateGaussian(epsilon=2.0, condition=4.0, delta=1e-6, random_state=1), wide)
+    assert c.release_["plan"]["scale"]["condition"] == 4.0
+    assert c.release_["stage_releases"][0]["step"].startswith("scale unit")
+    assert np.linalg.norm(c.location_ - (mu + 1e6)) <= 0.5 * 300.0
+    assert np.all(np.abs(np.diag(c.covariance_) / 300.0**2 - 1.0) <= 0.5)
+    with pytest.raises(ValueError, match="not both"):
+        sosdp.PrivateGaussian(epsilon=2.0, kappa=4.0, condition=4.0, delta=1e-6).fit(X)
