@@ -1753,11 +1753,11 @@ fn mean_refused_by_the_localisation_prints_a_null_release() {
 /// 8000 records of `N(mu, I_2)` with `|mu| = 1e4`, the release says delta, prints the
 /// localisation's plan (bins `4 sqrt(K)` wide) and estimates the mean within 0.2 and the
 /// covariance's diagonal within 0.3; with `--condition 2` in place of `--kappa` it finds the
-/// scale first (the plan's `scale`, the first stage release), and estimates as well. Before
-/// the data are read, the command asks for a radius (no delta) or for `--condition` or
-/// `--kappa` (delta without them), and refuses both together.
+/// scale first (the plan's `scale`, the first stage release), and estimates as well; with
+/// neither, it assumes `C = 1000` and says so. Before the data are read, the command asks for a
+/// radius (no delta), and refuses `--condition` with `--kappa`.
 #[test]
-fn gaussian_without_a_radius_localises_with_delta_and_kappa() {
+fn gaussian_without_a_radius_localises_with_delta() {
     let dir = TempDir::new("gaussian-delta");
     let (rows, m) = far_mean_rows(8000, 2);
     let data = dir.file("x.csv", &rows);
@@ -1796,10 +1796,6 @@ fn gaussian_without_a_radius_localises_with_delta_and_kappa() {
     ];
     assert_rejected(&sosdp(&no_input), "needs a prior --radius R");
     assert_rejected(
-        &sosdp(&[&no_input[..], &["--delta", "1e-6"]].concat()),
-        "needs --condition C",
-    );
-    assert_rejected(
         &sosdp(&[&no_input[..], &["--condition", "4", "--kappa", "4"]].concat()),
         "cannot be used with",
     );
@@ -1831,4 +1827,20 @@ fn gaussian_without_a_radius_localises_with_delta_and_kappa() {
             .unwrap()
             .starts_with("scale unit")
     );
+    // Neither --kappa nor --condition: C = 1000, and a note on stderr says so.
+    let out = sosdp(&[
+        "gaussian",
+        "--input",
+        &data,
+        "--epsilon",
+        "2",
+        "--delta",
+        "1e-6",
+        "--seed",
+        "1",
+    ]);
+    let v = json(&out);
+    assert_eq!(v["plan"]["scale"]["condition"].as_f64(), Some(1000.0));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("at most C = 1000 (--condition C)"));
+    assert!(v["estimate"]["mean"][0].as_f64().is_some(), "{v}");
 }

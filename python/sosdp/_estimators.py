@@ -270,15 +270,16 @@ class PrivateGaussian(_PrivateEstimator):
         The prior ``|mu| <= radius``. Required unless ``delta`` > 0, which localises the mean
         privately instead (in bins ``4 sqrt(kappa)`` wide).
     kappa : float or None, default None
-        The prior ``I <= Sigma <= kappa I``, kappa >= 1 (required, except with ``delta`` > 0,
-        no ``radius`` and ``condition``).
+        The prior ``I <= Sigma <= kappa I``, kappa >= 1 (required, except with ``delta`` > 0
+        and no ``radius``, where ``condition`` may replace it).
     condition : float or None, default None
         A bound C >= 1 on the covariance's condition number, in place of ``kappa`` when
         ``delta`` > 0 and ``radius`` is None: the covariance's scale is then found privately
         (MATH.md 5.5 (a), 5% of epsilon) and the fit runs with the public prior
         ``I <= Sigma / u <= K I`` on the records divided by ``sqrt(u)`` (``K`` in the plan's
         ``scale``). The accuracy bounds assume the condition number is at most C; it is not
-        found privately.
+        found privately. With ``delta`` > 0 and neither ``radius`` nor ``kappa``, None means
+        1000 (with a warning).
     centring : {"planned", "always", "never"} or None, default None
         Whether the covariance's refinement is centred by the mean (MATH.md 5.3b); "planned"
         keeps the smaller planned error, before the data are read; None is the library's
@@ -314,6 +315,13 @@ class PrivateGaussian(_PrivateEstimator):
         _store(self, locals())
 
     def _priors(self):
+        if self.delta > 0 and self.radius is None and self.kappa is None and self.condition is None:
+            warnings.warn(
+                "no kappa or condition: the fit assumes the covariance's condition number is at "
+                f"most {_core.DEFAULT_CONDITION:g} (condition=) and finds its scale privately",
+                UserWarning,
+                stacklevel=3,
+            )
         return {
             "radius": self.radius,
             "delta": self.delta,

@@ -16,5 +16,7 @@ use pyo3::prelude::*;
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<spec::Spec>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    // The condition number bound a Gaussian fit without `kappa` or `condition` assumes.
+    m.add("DEFAULT_CONDITION", sosdp_learn::DEFAULT_CONDITION)?;
     Ok(())
 }

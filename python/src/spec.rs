@@ -10,9 +10,9 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use serde::Serialize;
 use sosdp_learn::{
-    Centring, Fit, GaussianEstimate, GaussianSettings, LearnError, Learner, LocalisedGaussian,
-    LocalisedMean, Plan, Privacy, PrivateCovariance, PrivateGaussian, PrivateMean, SamplerKind,
-    ScaledGaussian,
+    Centring, DEFAULT_CONDITION, Fit, GaussianEstimate, GaussianSettings, LearnError, Learner,
+    LocalisedGaussian, LocalisedMean, Plan, Privacy, PrivateCovariance, PrivateGaussian,
+    PrivateMean, SamplerKind, ScaledGaussian,
 };
 
 /// A learner with its public parameters: `Spec(learner, *, epsilon, corruption, beta, seed,
@@ -20,7 +20,8 @@ use sosdp_learn::{
 /// one of `"mean"` (needs `radius`, or `delta > 0` to localise without it, MATH.md 5.5 (a)),
 /// `"covariance"` (needs `kappa`; `radius` centres its refinement, MATH.md 5.3b) and
 /// `"gaussian"` (needs `kappa`, and `radius` or `delta > 0`; or, with `delta > 0` and no
-/// `radius`, `condition` in place of `kappa`, the scale found privately; `centring` is `"planned"`, `"always"` or `"never"`;
+/// `radius`, `condition` in place of `kappa`, the scale found privately, with `condition`
+/// 1000 when neither is given; `centring` is `"planned"`, `"always"` or `"never"`;
 /// `None` is the library's default, `"planned"`).
 #[pyclass(frozen, module = "sosdp._core")]
 pub struct Spec {
@@ -149,8 +150,9 @@ impl Spec {
                              bound on the condition number, the scale found privately), not both",
                         ));
                     }
-                    (None, Some(condition)) if localised => AnyLearner::ScaledGaussian(
-                        ScaledGaussian::new(privacy, condition).settings(settings),
+                    (None, condition) if localised => AnyLearner::ScaledGaussian(
+                        ScaledGaussian::new(privacy, condition.unwrap_or(DEFAULT_CONDITION))
+                            .settings(settings),
                     ),
                     (None, Some(_)) => {
                         return Err(PyValueError::new_err(
@@ -158,24 +160,17 @@ impl Spec {
                              with the localisation, MATH.md 5.5 (a)); with a radius give `kappa`",
                         ));
                     }
-                    (kappa, None) => {
-                        let name = if localised {
-                            "kappa` or the bound `condition"
-                        } else {
-                            "kappa"
-                        };
-                        let kappa = required(name, kappa)?;
-                        if localised {
-                            AnyLearner::LocalisedGaussian(
-                                LocalisedGaussian::new(privacy, kappa).settings(settings),
-                            )
-                        } else {
-                            AnyLearner::Gaussian(
-                                PrivateGaussian::new(privacy, radius_or_delta(radius)?, kappa)
-                                    .settings(settings),
-                            )
-                        }
-                    }
+                    (Some(kappa), None) if localised => AnyLearner::LocalisedGaussian(
+                        LocalisedGaussian::new(privacy, kappa).settings(settings),
+                    ),
+                    (kappa, None) => AnyLearner::Gaussian(
+                        PrivateGaussian::new(
+                            privacy,
+                            radius_or_delta(radius)?,
+                            required("kappa", kappa)?,
+                        )
+                        .settings(settings),
+                    ),
                 }
             }
             other => {

@@ -119,7 +119,7 @@ def test_parameters_are_checked_before_the_data():
         (sosdp.PrivateMean(epsilon=1.0), "radius"),
         (sosdp.PrivateMean(epsilon=1.0, delta=1.0), "delta"),
         (sosdp.PrivateGaussian(epsilon=1.0, kappa=5.0), "radius"),
-        (sosdp.PrivateGaussian(epsilon=1.0, delta=1e-6), "kappa"),
+        (sosdp.PrivateGaussian(epsilon=1.0, radius=1.0, condition=10.0), "condition"),
         (sosdp.PrivateMean(epsilon=1.0, radius=0.0), "radius"),
         (sosdp.PrivateMean(epsilon=1.0, radius=1.0, corruption=0.7), "corruption"),
         (sosdp.PrivateMean(epsilon=1.0, radius=1.0, beta=1.5), "beta"),
@@ -211,5 +211,9 @@ def test_delta_replaces_the_prior_radius_and_a_refusal_is_a_release():
     assert c.release_["stage_releases"][0]["step"].startswith("scale unit")
     assert np.linalg.norm(c.location_ - (mu + 1e6)) <= 0.5 * 300.0
     assert np.all(np.abs(np.diag(c.covariance_) / 300.0**2 - 1.0) <= 0.5)
+    # Neither kappa nor condition: condition 1000, with a warning that says so.
+    with pytest.warns(UserWarning, match="at most 1000"):
+        d = sosdp.PrivateGaussian(epsilon=2.0, delta=1e-6, random_state=1).plan(8000, 2)
+    assert d["scale"]["condition"] == 1000.0
     with pytest.raises(ValueError, match="not both"):
         sosdp.PrivateGaussian(epsilon=2.0, kappa=4.0, condition=4.0, delta=1e-6).fit(X)

@@ -68,6 +68,6 @@ pub use mean::{
 pub use preconditioner::{PreconditionerPlan, PreconditionerSettings};
 pub use privacy::Privacy;
 pub use release::{AccuracyBound, Diagnostics, Estimate, Fit, NonPrivate, Release, StageRelease};
-pub use scale::{ScalePlan, ScaleSettings};
+pub use scale::{DEFAULT_CONDITION, ScalePlan, ScaleSettings};
 pub use schedule::{Constants, PlannedStage, Schedule, StageMechanism};
 pub use sosdp_sampler::{Progress, SamplerKind};

@@ -4,16 +4,17 @@
 //! "stage_releases": [...], "accuracy": [...], "guarantee": "..."}`, where the estimate is the
 //! covariance (rows) or `{"mean": [...], "covariance": [[...]]}`. `--diagnostics FILE` writes
 //! the non-private diagnostics to a separate file. `sosdp gaussian --delta D --kappa K` without
-//! `--radius` localises the mean first (MATH.md 5.5 (a)); `--delta D --condition C` without
-//! `--radius` and `--kappa` also finds the covariance's scale privately first. A refused
+//! `--radius` localises the mean first (MATH.md 5.5 (a)); `--delta D` without `--radius` and
+//! `--kappa` also finds the covariance's scale privately first, assuming its condition number
+//! is at most `--condition C` (default 1000). A refused
 //! localisation prints `"estimate": null` with a `"refusal"` reason (exit status 0: a refusal is
 //! a release).
 use super::{DeltaArg, LearnerArgs, run_learner};
 use crate::CliError;
 use clap::{Args, ValueEnum};
 use sosdp_learn::{
-    Centring, GaussianSettings, LocalisedGaussian, PrivateCovariance, PrivateGaussian,
-    ScaledGaussian,
+    Centring, DEFAULT_CONDITION, GaussianSettings, LocalisedGaussian, PrivateCovariance,
+    PrivateGaussian, ScaledGaussian,
 };
 
 /// Arguments shared by both commands.
@@ -22,7 +23,7 @@ pub struct CommonArgs {
     #[command(flatten)]
     learner: LearnerArgs,
     /// Prior I ⪯ Sigma ⪯ K I on the covariance, K >= 1 (the accuracy bounds assume it; default
-    /// 100). `sosdp gaussian --delta` without --radius needs it or --condition.
+    /// 100). `sosdp gaussian --delta` without --radius takes it, or --condition in its place.
     #[arg(long, value_name = "K", allow_negative_numbers = true)]
     kappa: Option<f64>,
 }
@@ -66,7 +67,8 @@ pub struct GaussianArgs {
     /// unit u with u I ⪯ Sigma ⪯ K u I for a K printed in the plan (about 12 C at d = 5, 26 C
     /// at d = 10, with n = 100000 and eps = 2); then it runs as with --kappa K on the records divided by
     /// sqrt(u). The accuracy bounds assume the condition number is at most C: it is not found
-    /// privately.
+    /// privately. With --delta D > 0 and neither --radius nor --kappa, C defaults to 1000 (a
+    /// note on stderr says so).
     #[arg(long, value_name = "C", allow_negative_numbers = true, conflicts_with_all = ["kappa", "radius"])]
     condition: Option<f64>,
     #[command(flatten)]
@@ -128,10 +130,13 @@ pub fn run_gaussian(args: &GaussianArgs) -> Result<(), CliError> {
         (None, _, _) if args.delta.delta == 0.0 => Err(CliError::Invalid(
             "sosdp gaussian needs a prior --radius R (pure DP), or --delta D > 0 with --kappa K or --condition C to localise the mean privately without one (MATH.md 5.5 (a))".into(),
         )),
-        (None, None, None) => Err(CliError::Invalid(
-            "sosdp gaussian --delta without --radius needs --condition C (a bound on the covariance's condition number: its scale is then found privately) or --kappa K (the prior I ⪯ Sigma ⪯ K I): the condition number is not found privately".into(),
-        )),
-        (None, None, Some(condition)) => {
+        (None, None, condition) => {
+            let condition = condition.unwrap_or_else(|| {
+                eprintln!(
+                    "note: no --kappa or --condition: the fit assumes the covariance's condition number is at most C = {DEFAULT_CONDITION} (--condition C) and finds its scale privately"
+                );
+                DEFAULT_CONDITION
+            });
             let learner = ScaledGaussian::new(privacy, condition).settings(settings);
             run_learner(&a.learner, "step", &learner)
         }
