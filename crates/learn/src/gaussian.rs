@@ -697,12 +697,22 @@ impl ScaledGaussian {
         let localised = self
             .localised(scale.kappa)
             .plan(n, d)
-            .map_err(|e| match e {
-                LearnError::InvalidSetting(reason) => LearnError::InvalidSetting(format!(
-                    "the scale's bracket (K = {:.0} for the condition bound C = {}) is too wide for the Gaussian learner: {reason}",
-                    scale.kappa, self.condition
-                )),
-                e => e,
+            .map_err(|e| {
+                let context = format!(
+                    "the scale's bracket (K = {:.0}, about {:.0} times the condition bound C = {}: a smaller C, or --kappa in the data's units, lowers it)",
+                    scale.kappa,
+                    scale.kappa / self.condition,
+                    self.condition
+                );
+                match e {
+                    LearnError::InvalidSetting(reason) => LearnError::InvalidSetting(format!(
+                        "{context} is too wide for the Gaussian learner: {reason}"
+                    )),
+                    LearnError::TooFewSamples(reason) => {
+                        LearnError::TooFewSamples(format!("{context}: {reason}"))
+                    }
+                    e => e,
+                }
             })?;
         Ok(ScaledGaussianPlan { scale, localised })
     }
