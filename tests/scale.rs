@@ -34,11 +34,11 @@ fn gaussian_rows(seed: u64, n: usize, d: usize, scale: f64) -> DMatrix<f64> {
 }
 
 /// Pure eps_s-DP, exactly: on 40 Gaussian records and each neighbour that replaces one record
-/// (by a far record, by a copy of its pair's partner, by the largest doubles, by a record near
-/// the median's pair), the exponential mechanism's laws over the 7202 bins differ by a factor of
-/// at most `e^{eps_s}` in every bin, at eps_s = 0.1 and 1. Non-vacuous: the law without the
-/// factor 1/2 in the exponent (the plan with eps doubled, compared against eps) exceeds the
-/// bound on the same neighbours.
+/// (by a far record, by the largest doubles, by a record near the origin, by a copy of its
+/// pair's partner), the exponential mechanism's laws over the 7202 bins differ by a factor of at
+/// most `e^{eps_s}` in every bin, at eps_s = 0.1 and 1, at the plan's level and at the median.
+/// Non-vacuous: the law with the exponent `2 eps_s u(b)` in place of `eps_s u(b) / 2` (the plan
+/// with eps times 4, compared against eps) exceeds the bound on the same neighbours.
 #[test]
 fn the_scale_is_pure_dp_on_neighbouring_datasets() {
     let data = gaussian_rows(1, 40, 3, 3.0);
@@ -57,9 +57,16 @@ fn the_scale_is_pure_dp_on_neighbouring_datasets() {
     copy.row_mut(0).copy_from(&partner);
     neighbours.push(copy);
     let values = pair_values(&data);
-    for eps in [0.1, 1.0] {
+    for (eps, median) in [(0.1, false), (1.0, false), (0.1, true), (1.0, true)] {
         let plan = ScalePlan::new(100_000, 3, eps, 0.0, 0.0125, 10.0, 0.25).unwrap();
-        let broken = ScalePlan::new(100_000, 3, 4.0 * eps, 0.0, 0.0125, 10.0, 0.25).unwrap();
+        let plan = ScalePlan {
+            level: if median { 0.5 } else { plan.level },
+            ..plan
+        };
+        let broken = ScalePlan {
+            epsilon: 4.0 * eps,
+            ..plan.clone()
+        };
         let mut broken_excess = 0.0_f64;
         for x in &neighbours {
             let moved = pair_values(x);
@@ -76,16 +83,21 @@ fn the_scale_is_pure_dp_on_neighbouring_datasets() {
     }
 }
 
-/// The sampler draws the law: 20000 draws of the unit on 2000 records (eps_s = 0.05, the law
-/// on a few bins and a thin tail), mapped back to their bins, have the frequency of every bin of
+/// The sampler draws the law: 20000 draws of the unit on 2000 records (eps_s = 0.05, the level
+/// 1/2: the law on a few bins and a thin tail), mapped back to their bins, have the frequency of every bin of
 /// probability above 0.01, and of all the others together, within 5 standard errors of the law
 /// (a group off by 5 standard errors is missed with probability below 1e-6). Non-vacuous: the
 /// same frequencies against the law at eps_s = 0.1 fail.
 #[test]
 fn the_scale_sampler_draws_the_exponential_mechanisms_law() {
     let data = gaussian_rows(2, 2000, 2, 1.0);
-    let plan = ScalePlan::new(100_000, 2, 0.05, 0.0, 0.0125, 10.0, 0.25).unwrap();
-    let other = ScalePlan::new(100_000, 2, 0.1, 0.0, 0.0125, 10.0, 0.25).unwrap();
+    // At the median (the plan's level would be in the upper tail, where 1000 pairs leave the law
+    // nearly flat over the thousands of bins above it).
+    let at_median = |eps| ScalePlan {
+        level: 0.5,
+        ..ScalePlan::new(100_000, 2, eps, 0.0, 0.0125, 10.0, 0.25).unwrap()
+    };
+    let (plan, other) = (at_median(0.05), at_median(0.1));
     let draws = 20_000;
     let mut counts = vec![0usize; plan.bins()];
     let mut rng = StdRng::seed_from_u64(3);

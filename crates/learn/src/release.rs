@@ -38,7 +38,7 @@ pub fn scaled_guarantee(
     localisation_epsilon: f64,
 ) -> String {
     format!(
-        "({epsilon}, {delta})-differential privacy by composition of the covariance's scale, pure {scale_epsilon}-DP (the exponential mechanism for the median of the pairs' log2 half squared distances on a public grid), and, given its unit, {}",
+        "({epsilon}, {delta})-differential privacy by composition of the covariance's scale, pure {scale_epsilon}-DP (the exponential mechanism for a quantile of the pairs' log2 half squared distances on a public grid), and, given its unit, {}",
         approximate_guarantee(epsilon - scale_epsilon, delta, localisation_epsilon)
     )
 }

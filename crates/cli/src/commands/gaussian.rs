@@ -63,10 +63,10 @@ pub struct GaussianArgs {
     /// Bound C >= 1 on the covariance's condition number lambda_max / lambda_min, in place of
     /// --kappa's units (with --delta D > 0, without --radius and --kappa). The fit first finds
     /// the covariance's scale privately (MATH.md 5.5 (a): 5% of eps, an exponential mechanism
-    /// for the median of the pairs' squared distances on a public log2 grid), which gives a
-    /// unit u with u I ⪯ Sigma ⪯ K u I for a K printed in the plan (about 12 C at d = 5, 26 C
-    /// at d = 10, with n = 100000 and eps = 2); then it runs as with --kappa K on the records divided by
-    /// sqrt(u). The accuracy bounds assume the condition number is at most C: it is not found
+    /// for an upper quantile of the pairs' squared distances on a public log2 grid), which
+    /// gives a unit u with u I ⪯ Sigma ⪯ K u I for a K printed in the plan (about 4 C at d = 5,
+    /// 6.3 C at d = 10, with n = 100000 and eps = 2); then it runs as with --kappa K on the
+    /// records divided by sqrt(u). The accuracy bounds assume the condition number is at most C: it is not found
     /// privately. With --delta D > 0 and neither --radius nor --kappa, C defaults to 1000 (a
     /// note on stderr says so).
     #[arg(long, value_name = "C", allow_negative_numbers = true, conflicts_with_all = ["kappa", "radius"])]
