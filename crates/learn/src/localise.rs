@@ -76,7 +76,7 @@
 //! `1 - Phi(w s / (2 sigma_j)) <= 1 - Phi(w / 2)` beyond `w s / 2` all satisfy the bounds used
 //! above, which hold verbatim (the histogram's privacy does not depend on the scale).
 use crate::LearnError;
-use crate::privacy::{Privacy, seeded_rng};
+use crate::privacy::{Privacy, check_shares, seeded_rng};
 use crate::release::{AccuracyBound, Diagnostics, Fit, Release, StageRelease};
 use crate::special::{gamma_upper, upper_quantile};
 use nalgebra::{DMatrix, DVector};
@@ -114,16 +114,13 @@ impl Default for LocaliseSettings {
 impl LocaliseSettings {
     /// Check the shares (in `(0, 1)`) and the width (positive, finite).
     pub fn validate(&self) -> Result<(), LearnError> {
-        for (name, share) in [
-            ("epsilon_share", self.epsilon_share),
-            ("beta_share", self.beta_share),
-        ] {
-            if !(share > 0.0 && share < 1.0) {
-                return Err(LearnError::InvalidSetting(format!(
-                    "the localisation's {name} must lie in (0, 1), got {share}"
-                )));
-            }
-        }
+        check_shares(
+            "the localisation",
+            [
+                ("epsilon_share", self.epsilon_share),
+                ("beta_share", self.beta_share),
+            ],
+        )?;
         if !(self.bin_width.is_finite() && self.bin_width > 0.0) {
             return Err(LearnError::InvalidSetting(format!(
                 "the localisation's bin width must be positive and finite, got {}",

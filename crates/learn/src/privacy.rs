@@ -144,6 +144,19 @@ impl Privacy {
     }
 }
 
+/// Refuse a step's eps or beta share outside `(0, 1)`: `owner` names the step in the message
+/// (e.g. "the localisation"), `shares` pairs each share's name with its value.
+pub(crate) fn check_shares(owner: &str, shares: [(&str, f64); 2]) -> Result<(), LearnError> {
+    for (name, share) in shares {
+        if !(share > 0.0 && share < 1.0) {
+            return Err(LearnError::InvalidSetting(format!(
+                "{owner}'s {name} must lie in (0, 1), got {share}"
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Randomness seeded with `seed` (experiments), or from the OS when `None` (releases).
 pub fn seeded_rng(seed: Option<u64>) -> Result<StdRng, LearnError> {
     match seed {

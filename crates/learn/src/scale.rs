@@ -48,7 +48,7 @@
 //! ([`ScalePlan::range`], about `2^-898` to `2^898`), the one assumption of this step besides
 //! the condition number's.
 use crate::LearnError;
-use crate::privacy::Privacy;
+use crate::privacy::{Privacy, check_shares};
 use crate::release::AccuracyBound;
 use crate::special::chi_square_quantile;
 use nalgebra::DMatrix;
@@ -91,16 +91,13 @@ impl Default for ScaleSettings {
 impl ScaleSettings {
     /// Check the shares (in `(0, 1)`) and the width (in `[2^-10, 64]`).
     pub fn validate(&self) -> Result<(), LearnError> {
-        for (name, share) in [
-            ("epsilon_share", self.epsilon_share),
-            ("beta_share", self.beta_share),
-        ] {
-            if !(share > 0.0 && share < 1.0) {
-                return Err(LearnError::InvalidSetting(format!(
-                    "the scale's {name} must lie in (0, 1), got {share}"
-                )));
-            }
-        }
+        check_shares(
+            "the scale",
+            [
+                ("epsilon_share", self.epsilon_share),
+                ("beta_share", self.beta_share),
+            ],
+        )?;
         if !(self.grid_width >= 1.0 / 1024.0 && self.grid_width <= 64.0) {
             return Err(LearnError::InvalidSetting(format!(
                 "the scale's grid width (log2 units) must lie in [2^-10, 64], got {}",
