@@ -1754,7 +1754,8 @@ fn mean_refused_by_the_localisation_prints_a_null_release() {
 /// localisation's plan (bins `4 sqrt(K)` wide) and estimates the mean within 0.2 and the
 /// covariance's diagonal within 0.3; with `--condition 2` in place of `--kappa` it finds the
 /// scale first (the plan's `scale`, the first stage release), and estimates as well; with
-/// neither, it assumes `C = 1000` and says so. Before the data are read, the command asks for a
+/// neither, it assumes `C = 1000` and says so; `sosdp covariance --condition 2` finds the scale
+/// and stays pure. Before the data are read, the command asks for a
 /// radius (no delta), and refuses `--condition` with `--kappa`.
 #[test]
 fn gaussian_without_a_radius_localises_with_delta() {
@@ -1827,6 +1828,23 @@ fn gaussian_without_a_radius_localises_with_delta() {
             .unwrap()
             .starts_with("scale unit")
     );
+    // `sosdp covariance --condition C`: the scale first, and the release stays pure.
+    let v = json(&sosdp(&[
+        "covariance",
+        "--input",
+        &data,
+        "--epsilon",
+        "2",
+        "--condition",
+        "2",
+        "--seed",
+        "1",
+    ]));
+    assert_eq!(v["delta"].as_f64(), Some(0.0));
+    for j in 0..2 {
+        let variance = v["estimate"][j][j].as_f64().unwrap();
+        assert!((variance - 1.0).abs() <= 0.3, "variance {variance}: {v}");
+    }
     // Neither --kappa nor --condition: C = 1000, and a note on stderr says so.
     let out = sosdp(&[
         "gaussian",

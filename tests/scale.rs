@@ -9,7 +9,7 @@ use sosdp::eval::{
     CovarianceAdversary, covariance_sample_with, frobenius_error, mahalanobis_error,
 };
 use sosdp::learn::scale::{ScalePlan, locate_scale, pair_values};
-use sosdp::learn::{Learner, Privacy, ScaledGaussian};
+use sosdp::learn::{Learner, Privacy, ScaledCovariance, ScaledGaussian};
 
 /// A plan at the default shares of eps = 2, beta = 0.05 (eps_s = 0.1, beta_s = 0.0125) for
 /// `n` records in `R^d` with corruption `eta` and condition bound `condition`.
@@ -215,7 +215,7 @@ fn the_scaled_gaussian_learns_a_gaussian_in_unknown_units() {
         );
         assert_eq!((release.epsilon, release.delta), (2.0, 1e-6));
         let plan = &release.plan;
-        let inner = &plan.localised;
+        let inner = &plan.learner;
         let cov = &inner.gaussian.covariance;
         let spent = plan.scale.epsilon
             + inner.localisation.epsilon
@@ -246,6 +246,54 @@ fn the_scaled_gaussian_learns_a_gaussian_in_unknown_units() {
             assert_eq!(bound.probability, 0.95);
         }
     }
+}
+
+/// The covariance alone in unknown units, pure: d = 3, n = 20000, eps = 2, eigenvalues 1e6 to
+/// 2e7 (condition 20, bound C = 20), clean and with 1% of the records in the covariance
+/// adversary (d). The release is pure (delta 0, the guarantee says so) with the scale's eps
+/// inside eps, and Mahalanobis-Frobenius <= 0.5 (the covariance learner's own tests ask 0.45
+/// given K).
+#[test]
+fn the_scaled_covariance_is_pure_and_learns_in_unknown_units() {
+    let (d, n) = (3, 20_000);
+    for (seed, eta) in [(0u64, 0.0), (1, 0.01)] {
+        let mut rng = StdRng::seed_from_u64(seed);
+        let s = covariance_sample_with(
+            &mut rng,
+            n,
+            d,
+            5.0,
+            20.0,
+            eta,
+            &CovarianceAdversary::inflated(),
+        );
+        let (data, sigma) = (s.data * 1e3, s.covariance * 1e6);
+        let privacy = Privacy::new(2.0).corruption(eta).seed(seed);
+        let release = ScaledCovariance::new(privacy, 20.0)
+            .fit(&data)
+            .unwrap()
+            .release;
+        let frob = frobenius_error(&release.estimate, &sigma);
+        println!("seed {seed}, eta {eta}: Frobenius {frob:.3}");
+        assert!(frob <= 0.5, "Frobenius {frob}");
+        assert_eq!((release.epsilon, release.delta), (2.0, 0.0));
+        assert!(release.guarantee.starts_with("pure 2-differential privacy"));
+        let plan = &release.plan;
+        let spent = plan.scale.epsilon
+            + plan.learner.preconditioner.epsilon
+            + plan
+                .learner
+                .refinement
+                .iter()
+                .map(|r| r.epsilon)
+                .sum::<f64>();
+        assert!((spent - 2.0).abs() < 1e-12, "eps spent {spent}");
+    }
+    assert!(
+        ScaledCovariance::new(Privacy::new(2.0).delta(1e-6), 20.0)
+            .plan(n, d)
+            .is_err()
+    );
 }
 
 /// Refused before the data: delta = 0, a condition bound below 1, too few records for the

@@ -225,11 +225,17 @@ class PrivateCovariance(_PrivateEstimator):
     ----------
     epsilon : float
         The privacy parameter (pure DP: the release says delta = 0) of the whole fit.
-    kappa : float
-        The prior ``I <= Sigma <= kappa I``, kappa >= 1 (required).
+    kappa : float or None
+        The prior ``I <= Sigma <= kappa I``, kappa >= 1 (required unless ``condition`` is given).
     radius : float or None, default None
         With a prior ``|mu| <= radius``, the refinement is centred by a private mean (MATH.md
         5.3b): fewer records needed, but slower on large or clustered data. None: pairs.
+    condition : float or None, default None
+        A bound C >= 1 on the covariance's condition number in place of ``kappa`` (without
+        ``radius``): the covariance's scale is found privately first (MATH.md 5.5 (a'), 5% of
+        epsilon, still pure DP) and the fit runs with the public prior ``K`` of the plan's
+        ``scale`` on the records divided by ``sqrt(u)``. The accuracy bounds assume the
+        condition number is at most C.
 """
         + _COMMON_DOC
         + """    covariance_ : ndarray of shape (n_features, n_features)
@@ -242,12 +248,13 @@ class PrivateCovariance(_PrivateEstimator):
     def __init__(
         self,
         epsilon,
-        kappa,
+        kappa=None,
         corruption=0.0,
         beta=0.05,
         random_state=None,
         *,
         radius=None,
+        condition=None,
         sampler="slice",
         diagnostics=False,
         progress=False,
@@ -255,7 +262,7 @@ class PrivateCovariance(_PrivateEstimator):
         _store(self, locals())
 
     def _priors(self):
-        return {"kappa": self.kappa, "radius": self.radius}
+        return {"kappa": self.kappa, "radius": self.radius, "condition": self.condition}
 
 
 class PrivateGaussian(_PrivateEstimator):

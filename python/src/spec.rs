@@ -12,13 +12,14 @@ use serde::Serialize;
 use sosdp_learn::{
     Centring, DEFAULT_CONDITION, Fit, GaussianEstimate, GaussianSettings, LearnError, Learner,
     LocalisedGaussian, LocalisedMean, Plan, Privacy, PrivateCovariance, PrivateGaussian,
-    PrivateMean, SamplerKind, ScaledGaussian,
+    PrivateMean, SamplerKind, ScaledCovariance, ScaledGaussian,
 };
 
 /// A learner with its public parameters: `Spec(learner, *, epsilon, corruption, beta, seed,
 /// sampler, delta=0, radius=None, kappa=None, condition=None, centring=None)` with `learner`
 /// one of `"mean"` (needs `radius`, or `delta > 0` to localise without it, MATH.md 5.5 (a)),
-/// `"covariance"` (needs `kappa`; `radius` centres its refinement, MATH.md 5.3b) and
+/// `"covariance"` (needs `kappa`, or `condition` in its place without `radius`; `radius`
+/// centres its refinement, MATH.md 5.3b) and
 /// `"gaussian"` (needs `kappa`, and `radius` or `delta > 0`; or, with `delta > 0` and no
 /// `radius`, `condition` in place of `kappa`, the scale found privately, with `condition`
 /// 1000 when neither is given; `centring` is `"planned"`, `"always"` or `"never"`;
@@ -37,6 +38,7 @@ enum AnyLearner {
     Gaussian(PrivateGaussian),
     LocalisedGaussian(LocalisedGaussian),
     ScaledGaussian(ScaledGaussian),
+    ScaledCovariance(ScaledCovariance),
 }
 
 /// Apply `$body` to the learner inside an [`AnyLearner`], whichever it is.
@@ -49,6 +51,7 @@ macro_rules! with_learner {
             AnyLearner::Gaussian($l) => $body,
             AnyLearner::LocalisedGaussian($l) => $body,
             AnyLearner::ScaledGaussian($l) => $body,
+            AnyLearner::ScaledCovariance($l) => $body,
         }
     };
 }
@@ -120,13 +123,25 @@ impl Spec {
         let learner = match learner {
             "mean" if localised => AnyLearner::LocalisedMean(LocalisedMean::new(privacy)),
             "mean" => AnyLearner::Mean(PrivateMean::new(privacy, radius_or_delta(radius)?)),
-            "covariance" => {
-                let covariance = PrivateCovariance::new(privacy, required("kappa", kappa)?);
-                AnyLearner::Covariance(match radius {
-                    Some(radius) => covariance.centred(radius),
-                    None => covariance,
-                })
-            }
+            "covariance" => match (condition, radius) {
+                (Some(condition), None) if kappa.is_none() => {
+                    AnyLearner::ScaledCovariance(ScaledCovariance::new(privacy, condition))
+                }
+                (Some(_), _) => {
+                    return Err(PyValueError::new_err(
+                        "`condition` replaces `kappa` and cannot be combined with it or with \
+                         `radius` (a radius is in the records' units)",
+                    ));
+                }
+                (None, radius) => {
+                    let covariance =
+                        PrivateCovariance::new(privacy, required("kappa` or `condition", kappa)?);
+                    AnyLearner::Covariance(match radius {
+                        Some(radius) => covariance.centred(radius),
+                        None => covariance,
+                    })
+                }
+            },
             "gaussian" => {
                 let centring = match centring {
                     None => GaussianSettings::default().centring,

@@ -215,5 +215,9 @@ def test_delta_replaces_the_prior_radius_and_a_refusal_is_a_release():
     with pytest.warns(UserWarning, match="at most 1000"):
         d = sosdp.PrivateGaussian(epsilon=2.0, delta=1e-6, random_state=1).plan(8000, 2)
     assert d["scale"]["condition"] == 1000.0
+    # The covariance alone with `condition`: pure, its scale found privately.
+    cov = quiet(sosdp.PrivateCovariance(2.0, condition=4.0, random_state=1), wide)
+    assert cov.release_["delta"] == 0.0 and cov.release_["plan"]["scale"]["condition"] == 4.0
+    assert np.all(np.abs(np.diag(cov.covariance_) / 300.0**2 - 1.0) <= 0.5)
     with pytest.raises(ValueError, match="not both"):
         sosdp.PrivateGaussian(epsilon=2.0, kappa=4.0, condition=4.0, delta=1e-6).fit(X)

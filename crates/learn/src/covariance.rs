@@ -38,6 +38,7 @@ use crate::preconditioner::{PreconditionerPlan, PreconditionerSettings};
 use crate::privacy::{Privacy, seeded_rng};
 use crate::projection::{clean_radius, project_onto_ball, project_rows};
 use crate::release::{AccuracyBound, Diagnostics, Fit, Release, StageRelease, StepDiagnostics};
+use crate::scale::{Rescalable, Scaled};
 use crate::schedule::{Constants, Schedule};
 use crate::stage::{CmStage, run_cm_stage};
 use crate::symmetric::{matrix_of, spd_power, svec_of};
@@ -618,6 +619,34 @@ impl Plan for CovariancePlan {
     /// stages.
     fn steps(&self) -> usize {
         1 + self.centring.as_ref().map_or(0, |c| c.mean.steps()) + self.refinement.len()
+    }
+}
+
+impl Rescalable for PrivateCovariance {
+    fn with_kappa(self, kappa: f64) -> Self {
+        PrivateCovariance { kappa, ..self }
+    }
+
+    /// The covariance times `u`.
+    fn unscale(estimate: DMatrix<f64>, unit: f64) -> DMatrix<f64> {
+        estimate * unit
+    }
+}
+
+/// The private covariance without the covariance's units (MATH.md 5.5 (a')):
+/// `ScaledCovariance::new(Privacy::new(eps).corruption(eta0), condition)` for records from
+/// `N(mu, Sigma)` whose condition number is at most `condition`: the pure scale ([`Scaled`]),
+/// then the [`PrivateCovariance`] on pairs of the rescaled records. Pure eps-DP: neither step
+/// spends delta. (Its refinement stays on pairs: a centring mean's prior radius would be in the
+/// records' units.)
+pub type ScaledCovariance = Scaled<PrivateCovariance>;
+
+impl Scaled<PrivateCovariance> {
+    /// The scaled covariance with the shared settings `privacy`, the bound `condition` on the
+    /// covariance's condition number, and the default [`ScaleSettings`](crate::ScaleSettings) and
+    /// [`CovarianceSettings`].
+    pub fn new(privacy: Privacy, condition: f64) -> Self {
+        Scaled::around(PrivateCovariance::new(privacy, 1.0), condition)
     }
 }
 

@@ -13,13 +13,10 @@ use crate::covariance::{CovariancePlan, CovarianceSettings, PrivateCovariance};
 use crate::learner::{Learner, Plan, check_size};
 use crate::localise::{LocalisationPlan, LocaliseSettings, fit_localised, shift_rows};
 use crate::mean::PrivateMean;
-use crate::privacy::{Privacy, seeded_rng};
+use crate::privacy::Privacy;
 use crate::projection::{clean_radius, project_rows};
-use crate::release::{
-    AccuracyBound, Estimate, Fit, Release, StageRelease, scaled_guarantee, serialize_rows,
-    serialize_vector,
-};
-use crate::scale::{ScalePlan, ScaleSettings, check_condition, locate_scale, rescale_rows};
+use crate::release::{AccuracyBound, Estimate, Fit, Release, serialize_rows, serialize_vector};
+use crate::scale::{Rescalable, Scaled};
 use crate::schedule::Schedule;
 use crate::{LearnError, check_data};
 use nalgebra::{DMatrix, DVector};
@@ -605,198 +602,42 @@ impl Learner for LocalisedGaussian {
     }
 }
 
-/// The Gaussian learner without priors on the mean or the covariance's units (MATH.md 5.5 (a)):
-/// `ScaledGaussian::new(Privacy::new(eps).delta(delta).corruption(eta0), condition)` for records
-/// from `N(mu, Sigma)` whose condition number is at most `condition`, `delta > 0`. The pure
-/// `eps_s`-DP scale step ([`crate::scale`]) releases a variance unit `u` with `u I ⪯ Sigma ⪯
-/// kappa u I`, `kappa` public ([`ScalePlan::kappa`]); the [`LocalisedGaussian`] with the prior
-/// `kappa` then runs with `eps - eps_s` on the records divided by `sqrt(u)`, and its estimate is
-/// scaled back (mean times `sqrt(u)`, covariance times `u`). The fit is `(eps, delta)`-DP by
-/// composition.
-///
-/// The condition number stays an assumption the user states (HKMN23 Theorem 1.4 finds it
-/// privately; that is not built): the scale needs no units, only the ratio.
-#[derive(Clone, Debug)]
-pub struct ScaledGaussian {
-    privacy: Privacy,
-    condition: f64,
-    scale: ScaleSettings,
-    localise: LocaliseSettings,
-    settings: GaussianSettings,
-}
+impl Rescalable for LocalisedGaussian {
+    fn with_kappa(self, kappa: f64) -> Self {
+        LocalisedGaussian { kappa, ..self }
+    }
 
-/// The public plan of a [`ScaledGaussian`]: the scale's, then the localised Gaussian's on the
-/// records divided by `sqrt(u)` (prior `kappa = scale.kappa`).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct ScaledGaussianPlan {
-    /// The scale: grid, rank error, quantiles, `kappa`, eps and beta shares.
-    pub scale: ScalePlan,
-    /// The localised Gaussian's plan on the rescaled records (eps `eps - eps_s`).
-    pub localised: LocalisedGaussianPlan,
-}
-
-impl Plan for ScaledGaussianPlan {
-    fn steps(&self) -> usize {
-        self.localised.steps()
+    /// The mean times `sqrt(u)`, the covariance times `u`.
+    fn unscale(estimate: Option<GaussianEstimate>, unit: f64) -> Option<GaussianEstimate> {
+        estimate.map(|e| GaussianEstimate {
+            mean: e.mean * unit.sqrt(),
+            covariance: e.covariance * unit,
+        })
     }
 }
 
-/// The fit of the scaled Gaussian: the public release and non-private diagnostics.
-pub type ScaledGaussianFit = Fit<Option<GaussianEstimate>, ScaledGaussianPlan>;
+/// The Gaussian learner without priors on the mean or the covariance's units (MATH.md 5.5 (a)):
+/// `ScaledGaussian::new(Privacy::new(eps).delta(delta).corruption(eta0), condition)` for records
+/// from `N(mu, Sigma)` whose condition number is at most `condition`, `delta > 0`: the scale
+/// ([`Scaled`]), then the [`LocalisedGaussian`] on the rescaled records.
+pub type ScaledGaussian = Scaled<LocalisedGaussian>;
 
-/// The public release of the scaled Gaussian: the estimate in the records' units (or `null`
-/// and the refusal), eps, delta, the plan, the stage releases (the unit `u` first, then the
-/// localised fit's, in units of `sqrt(u)`), the accuracy bounds and the guarantee.
-pub type ScaledGaussianRelease = Release<Option<GaussianEstimate>, ScaledGaussianPlan>;
-
-impl ScaledGaussian {
+impl Scaled<LocalisedGaussian> {
     /// The scaled Gaussian with the shared settings `privacy` (`delta > 0` needed), the bound
     /// `condition` on the covariance's condition number, and the default [`ScaleSettings`],
     /// [`LocaliseSettings`] and [`GaussianSettings`].
     pub fn new(privacy: Privacy, condition: f64) -> Self {
-        ScaledGaussian {
-            privacy,
-            condition,
-            scale: ScaleSettings::default(),
-            localise: LocaliseSettings::default(),
-            settings: GaussianSettings::default(),
-        }
-    }
-
-    /// The scale's settings (default [`ScaleSettings::default`]).
-    pub fn scale_settings(mut self, settings: ScaleSettings) -> Self {
-        self.scale = settings;
-        self
-    }
-
-    /// The localisation's settings (default [`LocaliseSettings::default`]).
-    pub fn localise_settings(mut self, settings: LocaliseSettings) -> Self {
-        self.localise = settings;
-        self
+        Scaled::around(LocalisedGaussian::new(privacy, 1.0), condition)
     }
 
     /// The pure Gaussian's settings (default [`GaussianSettings::default`]).
-    pub fn settings(mut self, settings: GaussianSettings) -> Self {
-        self.settings = settings;
-        self
+    pub fn settings(self, settings: GaussianSettings) -> Self {
+        self.map_learner(|l| l.settings(settings))
     }
 
-    /// The localised Gaussian after the scale, with the prior `kappa` on the rescaled records
-    /// ([`ScaleSettings::rest_privacy`]).
-    fn localised(&self, kappa: f64) -> LocalisedGaussian {
-        LocalisedGaussian::new(self.scale.rest_privacy(&self.privacy), kappa)
-            .localise_settings(self.localise.clone())
-            .settings(self.settings.clone())
-    }
-
-    /// The plan for validated settings: the scale's, then the localised Gaussian's with its
-    /// `kappa` (refused, before the data, when that `kappa` is out of the preconditioner's
-    /// range).
-    fn scaled_plan(&self, n: usize, d: usize) -> Result<ScaledGaussianPlan, LearnError> {
-        let scale = self.scale.plan(&self.privacy, n, d, self.condition)?;
-        let localised = self
-            .localised(scale.kappa)
-            .plan(n, d)
-            .map_err(|e| {
-                let context = format!(
-                    "the scale's bracket (K = {:.0}, about {:.0} times the condition bound C = {}: a smaller C, or --kappa in the data's units, lowers it)",
-                    scale.kappa,
-                    scale.kappa / self.condition,
-                    self.condition
-                );
-                match e {
-                    LearnError::InvalidSetting(reason) => LearnError::InvalidSetting(format!(
-                        "{context} is too wide for the Gaussian learner: {reason}"
-                    )),
-                    LearnError::TooFewSamples(reason) => {
-                        LearnError::TooFewSamples(format!("{context}: {reason}"))
-                    }
-                    e => e,
-                }
-            })?;
-        Ok(ScaledGaussianPlan { scale, localised })
-    }
-}
-
-impl Learner for ScaledGaussian {
-    type Estimate = Option<GaussianEstimate>;
-    type Plan = ScaledGaussianPlan;
-
-    fn privacy(&self) -> Privacy {
-        self.privacy
-    }
-
-    fn with_privacy(self, privacy: Privacy) -> Self {
-        ScaledGaussian { privacy, ..self }
-    }
-
-    fn validate(&self) -> Result<(), LearnError> {
-        self.privacy.validate()?;
-        LocaliseSettings::require_delta(&self.privacy, "the Gaussian")?;
-        self.scale.validate()?;
-        check_condition(self.condition)?;
-        // The localised Gaussian's own checks, with a placeholder kappa: the plan checks the
-        // scale's.
-        self.localised(1.0).validate()
-    }
-
-    fn plan(&self, n: usize, d: usize) -> Result<ScaledGaussianPlan, LearnError> {
-        self.validate()?;
-        check_size(n, d)?;
-        self.scaled_plan(n, d)
-    }
-
-    /// Progress steps: the localised Gaussian's (the scale is one pass over the data).
-    fn fit_with_progress(
-        &self,
-        data: &DMatrix<f64>,
-        progress: &mut dyn FnMut(usize, Progress) -> ControlFlow<()>,
-    ) -> Result<ScaledGaussianFit, LearnError> {
-        let (n, d) = data.shape();
-        self.validate()?;
-        check_data(data)?;
-        let plan = self.scaled_plan(n, d)?;
-        let mut rng = seeded_rng(self.privacy.seed)?;
-        let unit = locate_scale(data, &plan.scale, &mut rng);
-        let fit = self
-            .localised(plan.scale.kappa)
-            .fit_with_progress(&rescale_rows(data, unit), progress)?;
-        let inner = fit.release;
-        let estimate = inner.estimate.map(|e| GaussianEstimate {
-            mean: e.mean * unit.sqrt(),
-            covariance: e.covariance * unit,
-        });
-        let mut stage_releases = vec![StageRelease {
-            step: "scale unit u (records divided by sqrt(u) after it)".into(),
-            release: vec![unit],
-        }];
-        stage_releases.extend(inner.stage_releases);
-        let accuracy = inner
-            .accuracy
-            .into_iter()
-            .map(|bound| plan.scale.qualify(bound, &self.privacy))
-            .collect();
-        let (epsilon, delta) = (self.privacy.epsilon, self.privacy.delta);
-        let guarantee = scaled_guarantee(
-            epsilon,
-            delta,
-            plan.scale.epsilon,
-            plan.localised.localisation.epsilon,
-        );
-        let release = Release {
-            estimate,
-            epsilon,
-            delta,
-            plan,
-            stage_releases,
-            accuracy,
-            guarantee,
-            refusal: inner.refusal,
-        };
-        Ok(Fit {
-            release,
-            diagnostics: fit.diagnostics,
-        })
+    /// The localisation's settings (default [`LocaliseSettings::default`]).
+    pub fn localise_settings(self, settings: LocaliseSettings) -> Self {
+        self.map_learner(|l| l.localise_settings(settings))
     }
 }
 

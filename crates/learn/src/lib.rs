@@ -50,14 +50,13 @@ pub mod symmetric;
 
 pub use covariance::{
     CentringPlan, CovarianceFit, CovariancePlan, CovarianceRelease, CovarianceSettings,
-    PrivateCovariance,
+    PrivateCovariance, ScaledCovariance,
 };
 pub use error::LearnError;
 pub use gaussian::{
     Centring, GaussianEstimate, GaussianFit, GaussianPlan, GaussianRelease, GaussianSettings,
     LocalisedGaussian, LocalisedGaussianFit, LocalisedGaussianPlan, LocalisedGaussianRelease,
-    MeanStepPlan, PrivateGaussian, ScaledGaussian, ScaledGaussianFit, ScaledGaussianPlan,
-    ScaledGaussianRelease,
+    MeanStepPlan, PrivateGaussian, ScaledGaussian,
 };
 pub use learner::{Learner, Plan};
 pub use localise::{Coverage, LocalisationPlan, LocaliseSettings};
@@ -68,6 +67,6 @@ pub use mean::{
 pub use preconditioner::{PreconditionerPlan, PreconditionerSettings};
 pub use privacy::Privacy;
 pub use release::{AccuracyBound, Diagnostics, Estimate, Fit, NonPrivate, Release, StageRelease};
-pub use scale::{DEFAULT_CONDITION, ScalePlan, ScaleSettings};
+pub use scale::{DEFAULT_CONDITION, Rescalable, ScalePlan, ScaleSettings, Scaled, ScaledPlan};
 pub use schedule::{Constants, PlannedStage, Schedule, StageMechanism};
 pub use sosdp_sampler::{Progress, SamplerKind};

@@ -29,17 +29,16 @@ pub fn approximate_guarantee(epsilon: f64, delta: f64, localisation_epsilon: f64
 }
 
 /// The guarantee line of a release whose fit found the covariance's scale (pure
-/// `scale_epsilon`-DP), then localised the mean (`localisation_epsilon`, `delta`) and ran a pure
-/// learner (MATH.md 5.5 (a)).
-pub fn scaled_guarantee(
-    epsilon: f64,
-    delta: f64,
-    scale_epsilon: f64,
-    localisation_epsilon: f64,
-) -> String {
+/// `scale_epsilon`-DP, MATH.md 5.5 (a')), then ran a learner with the guarantee `after` (for
+/// `epsilon - scale_epsilon`); `delta` is the learner's.
+pub fn scaled_guarantee(epsilon: f64, delta: f64, scale_epsilon: f64, after: &str) -> String {
+    let whole = if delta == 0.0 {
+        format!("pure {epsilon}-differential privacy (delta = 0)")
+    } else {
+        format!("({epsilon}, {delta})-differential privacy")
+    };
     format!(
-        "({epsilon}, {delta})-differential privacy by composition of the covariance's scale, pure {scale_epsilon}-DP (the exponential mechanism for a quantile of the pairs' log2 half squared distances on a public grid), and, given its unit, {}",
-        approximate_guarantee(epsilon - scale_epsilon, delta, localisation_epsilon)
+        "{whole} by composition of the covariance's scale, pure {scale_epsilon}-DP (the exponential mechanism for a quantile of the pairs' log2 half squared distances on a public grid), and, given its unit, {after}"
     )
 }
 

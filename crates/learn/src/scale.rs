@@ -47,13 +47,16 @@
 //! `lambda_max` lies outside the grid's range `[2^{e_0} / q_1, 2^{e_J} / q_d]`
 //! ([`ScalePlan::range`], about `2^-898` to `2^898`), the one assumption of this step besides
 //! the condition number's.
-use crate::LearnError;
-use crate::privacy::{Privacy, check_shares};
-use crate::release::AccuracyBound;
+use crate::learner::{Learner, Plan, check_size};
+use crate::privacy::{Privacy, check_shares, seeded_rng};
+use crate::release::{AccuracyBound, Fit, Release, StageRelease, scaled_guarantee};
 use crate::special::chi_square_quantile;
+use crate::{LearnError, check_data};
 use nalgebra::DMatrix;
 use rand::{Rng, RngExt};
 use serde::Serialize;
+use sosdp_sampler::Progress;
+use std::ops::ControlFlow;
 
 /// The grid's half-range `L` in `log2` of a variance: `2^{±L}` and the unit's powers are far
 /// inside the range of doubles (a release multiplies an estimate of order `kappa` by `u`).
@@ -397,6 +400,181 @@ pub fn locate_scale<R: Rng + ?Sized>(data: &DMatrix<f64>, plan: &ScalePlan, rng:
 pub fn rescale_rows(data: &DMatrix<f64>, unit: f64) -> DMatrix<f64> {
     let factor = unit.sqrt().recip();
     data.map(|x| (x * factor).clamp(-f64::MAX, f64::MAX))
+}
+
+/// A learner that takes the covariance prior `I ⪯ Sigma ⪯ kappa I` and can run after the
+/// scale: on the records divided by `sqrt(u)`, its estimate maps back to the records' units.
+pub trait Rescalable: Learner + Clone {
+    /// The same learner with the prior `kappa`.
+    fn with_kappa(self, kappa: f64) -> Self;
+
+    /// An estimate from the records divided by `sqrt(u)`, in the records' units.
+    fn unscale(estimate: Self::Estimate, unit: f64) -> Self::Estimate;
+}
+
+/// A learner run after the scale (module docs): the pure `eps_s`-DP scale releases `u`, then
+/// `L`, with `eps - eps_s`, `(1 - beta_share) beta` and the public prior `kappa` of the scale's
+/// plan, fits the records divided by `sqrt(u)`; its estimate is mapped back
+/// ([`Rescalable::unscale`]). The fit's privacy is the composition of the two (delta is all
+/// `L`'s). The condition number bound `C` stays an assumption the user states (HKMN23 Theorem
+/// 1.4 finds it privately; that is not built): the scale needs no units, only the ratio.
+#[derive(Clone, Debug)]
+pub struct Scaled<L> {
+    privacy: Privacy,
+    condition: f64,
+    scale: ScaleSettings,
+    learner: L,
+}
+
+/// The public plan of a [`Scaled`] learner: the scale's, then the learner's on the rescaled
+/// records (prior `kappa = scale.kappa`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ScaledPlan<P> {
+    /// The scale: grid, level, rank error, quantiles, `kappa`, eps and beta shares.
+    pub scale: ScalePlan,
+    /// The learner's plan on the rescaled records (eps `eps - eps_s`).
+    pub learner: P,
+}
+
+impl<P: Plan> Plan for ScaledPlan<P> {
+    fn steps(&self) -> usize {
+        self.learner.steps()
+    }
+}
+
+impl<L: Rescalable> Scaled<L> {
+    /// `learner` (whose shared settings are the fit's, and whose prior `kappa` is replaced by
+    /// the scale's) after the scale, with the condition number bound `condition` and the default
+    /// [`ScaleSettings`].
+    pub fn around(learner: L, condition: f64) -> Self {
+        Scaled {
+            privacy: learner.privacy(),
+            condition,
+            scale: ScaleSettings::default(),
+            learner,
+        }
+    }
+
+    /// The scale's settings (default [`ScaleSettings::default`]).
+    pub fn scale_settings(mut self, settings: ScaleSettings) -> Self {
+        self.scale = settings;
+        self
+    }
+
+    /// The same, with the learner after the scale changed by `f` (its settings).
+    pub fn map_learner(mut self, f: impl FnOnce(L) -> L) -> Self {
+        self.learner = f(self.learner);
+        self
+    }
+
+    /// The learner after the scale, with the prior `kappa` on the rescaled records
+    /// ([`ScaleSettings::rest_privacy`]).
+    fn after_scale(&self, kappa: f64) -> L {
+        self.learner
+            .clone()
+            .with_privacy(self.scale.rest_privacy(&self.privacy))
+            .with_kappa(kappa)
+    }
+
+    /// The plan for validated settings: the scale's, then the learner's with its `kappa`
+    /// (refused, before the data, when that `kappa` is out of the learner's range or needs more
+    /// records).
+    fn scaled_plan(&self, n: usize, d: usize) -> Result<ScaledPlan<L::Plan>, LearnError> {
+        let scale = self.scale.plan(&self.privacy, n, d, self.condition)?;
+        let learner = self.after_scale(scale.kappa).plan(n, d).map_err(|e| {
+            let context = format!(
+                "the scale's bracket (K = {:.0}, about {:.1} times the condition bound C = {}: a smaller C, or --kappa in the data's units, lowers it)",
+                scale.kappa,
+                scale.kappa / self.condition,
+                self.condition
+            );
+            match e {
+                LearnError::InvalidSetting(reason) => LearnError::InvalidSetting(format!(
+                    "{context} is too wide for the learner: {reason}"
+                )),
+                LearnError::TooFewSamples(reason) => {
+                    LearnError::TooFewSamples(format!("{context}: {reason}"))
+                }
+                e => e,
+            }
+        })?;
+        Ok(ScaledPlan { scale, learner })
+    }
+}
+
+impl<L: Rescalable> Learner for Scaled<L> {
+    type Estimate = L::Estimate;
+    type Plan = ScaledPlan<L::Plan>;
+
+    fn privacy(&self) -> Privacy {
+        self.privacy
+    }
+
+    fn with_privacy(self, privacy: Privacy) -> Self {
+        Scaled { privacy, ..self }
+    }
+
+    fn validate(&self) -> Result<(), LearnError> {
+        self.privacy.validate()?;
+        self.scale.validate()?;
+        check_condition(self.condition)?;
+        // The learner's own checks (delta, shares), with a placeholder kappa: the plan checks
+        // the scale's.
+        self.after_scale(1.0).validate()
+    }
+
+    fn plan(&self, n: usize, d: usize) -> Result<Self::Plan, LearnError> {
+        self.validate()?;
+        check_size(n, d)?;
+        self.scaled_plan(n, d)
+    }
+
+    /// Progress steps: the learner's (the scale is one pass over the data).
+    fn fit_with_progress(
+        &self,
+        data: &DMatrix<f64>,
+        progress: &mut dyn FnMut(usize, Progress) -> ControlFlow<()>,
+    ) -> Result<Fit<Self::Estimate, Self::Plan>, LearnError> {
+        let (n, d) = data.shape();
+        self.validate()?;
+        check_data(data)?;
+        let plan = self.scaled_plan(n, d)?;
+        let mut rng = seeded_rng(self.privacy.seed)?;
+        let unit = locate_scale(data, &plan.scale, &mut rng);
+        let fit = self
+            .after_scale(plan.scale.kappa)
+            .fit_with_progress(&rescale_rows(data, unit), progress)?;
+        let inner = fit.release;
+        let mut stage_releases = vec![StageRelease {
+            step: "scale unit u (records divided by sqrt(u) after it)".into(),
+            release: vec![unit],
+        }];
+        stage_releases.extend(inner.stage_releases);
+        let accuracy = inner
+            .accuracy
+            .into_iter()
+            .map(|bound| plan.scale.qualify(bound, &self.privacy))
+            .collect();
+        let release = Release {
+            estimate: L::unscale(inner.estimate, unit),
+            epsilon: self.privacy.epsilon,
+            delta: self.privacy.delta,
+            guarantee: scaled_guarantee(
+                self.privacy.epsilon,
+                self.privacy.delta,
+                plan.scale.epsilon,
+                &inner.guarantee,
+            ),
+            plan,
+            stage_releases,
+            accuracy,
+            refusal: inner.refusal,
+        };
+        Ok(Fit {
+            release,
+            diagnostics: fit.diagnostics,
+        })
+    }
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@ use crate::CliError;
 use clap::{Args, ValueEnum};
 use sosdp_learn::{
     Centring, DEFAULT_CONDITION, GaussianSettings, LocalisedGaussian, PrivateCovariance,
-    PrivateGaussian, ScaledGaussian,
+    PrivateGaussian, ScaledCovariance, ScaledGaussian,
 };
 
 /// Arguments shared by both commands.
@@ -26,6 +26,18 @@ pub struct CommonArgs {
     /// 100). `sosdp gaussian --delta` without --radius takes it, or --condition in its place.
     #[arg(long, value_name = "K", allow_negative_numbers = true)]
     kappa: Option<f64>,
+    /// Bound C >= 1 on the covariance's condition number lambda_max / lambda_min, in place of
+    /// --kappa's units (without --radius and --kappa; `sosdp gaussian` also needs --delta D >
+    /// 0, `sosdp covariance` stays pure). The fit first finds the covariance's scale privately
+    /// (MATH.md 5.5 (a'): 5% of eps, an exponential mechanism for an upper quantile of the
+    /// pairs' squared distances on a public log2 grid), which gives a unit u with u I ⪯ Sigma ⪯
+    /// K u I for a K printed in the plan (about 4 C at d = 5, 6.3 C at d = 10, with n = 100000
+    /// and eps = 2); then it runs as with --kappa K on the records divided by sqrt(u). The
+    /// accuracy bounds assume the condition number is at most C: it is not found privately.
+    /// For `sosdp gaussian --delta D > 0` without --radius and --kappa, C defaults to 1000 (a
+    /// note on stderr says so).
+    #[arg(long, value_name = "C", allow_negative_numbers = true, conflicts_with_all = ["kappa", "radius"])]
+    condition: Option<f64>,
 }
 
 impl CommonArgs {
@@ -60,17 +72,6 @@ pub struct GaussianArgs {
     /// --delta D > 0 and --kappa or --condition.
     #[arg(long, value_name = "R", allow_negative_numbers = true)]
     radius: Option<f64>,
-    /// Bound C >= 1 on the covariance's condition number lambda_max / lambda_min, in place of
-    /// --kappa's units (with --delta D > 0, without --radius and --kappa). The fit first finds
-    /// the covariance's scale privately (MATH.md 5.5 (a): 5% of eps, an exponential mechanism
-    /// for an upper quantile of the pairs' squared distances on a public log2 grid), which
-    /// gives a unit u with u I ⪯ Sigma ⪯ K u I for a K printed in the plan (about 4 C at d = 5,
-    /// 6.3 C at d = 10, with n = 100000 and eps = 2); then it runs as with --kappa K on the
-    /// records divided by sqrt(u). The accuracy bounds assume the condition number is at most C: it is not found
-    /// privately. With --delta D > 0 and neither --radius nor --kappa, C defaults to 1000 (a
-    /// note on stderr says so).
-    #[arg(long, value_name = "C", allow_negative_numbers = true, conflicts_with_all = ["kappa", "radius"])]
-    condition: Option<f64>,
     #[command(flatten)]
     delta: DeltaArg,
     /// Whether the covariance's refinement is centred by the mean (MATH 5.3b): `planned`
@@ -101,9 +102,13 @@ impl From<CentringArg> for Centring {
     }
 }
 
-/// Run `sosdp covariance`.
+/// Run `sosdp covariance`: with `--condition`, after the scale.
 pub fn run_covariance(args: &CovarianceArgs) -> Result<(), CliError> {
     let a = &args.common;
+    if let Some(condition) = a.condition {
+        let learner = ScaledCovariance::new(a.learner.privacy(), condition);
+        return run_learner(&a.learner, "step", &learner);
+    }
     let learner = PrivateCovariance::new(a.learner.privacy(), a.kappa());
     let learner = match args.radius {
         Some(radius) => learner.centred(radius),
@@ -122,7 +127,7 @@ pub fn run_gaussian(args: &GaussianArgs) -> Result<(), CliError> {
         centring: args.centring.map_or(defaults.centring, Into::into),
         ..defaults
     };
-    match (args.radius, a.kappa, args.condition) {
+    match (args.radius, a.kappa, a.condition) {
         (Some(radius), _, _) => {
             let learner = PrivateGaussian::new(privacy, radius, a.kappa()).settings(settings);
             run_learner(&a.learner, "step", &learner)
