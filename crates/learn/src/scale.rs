@@ -64,8 +64,9 @@ pub const GRID_LIMIT: f64 = 900.0;
 
 /// The condition number bound `C` the command line and the Python package assume when neither
 /// `K` nor `C` is given: generous, since `K` grows only linearly in `C` and the preconditioner's
-/// stages shrink it geometrically (d = 5, n = 100000, eps = 2: Mahalanobis-Frobenius 0.027 and
-/// 0.031 with `C = 1000` against 0.021 and 0.017 with `C = 50`, docs/guide.md).
+/// stages shrink it geometrically (d = 5, n = 100000, eps = 2: Mahalanobis-Frobenius 0.030
+/// with `C = 1000` against 0.027 with `C = 50`, medians of 3 seeds; at d = 10 it costs more,
+/// docs/guide.md).
 pub const DEFAULT_CONDITION: f64 = 1000.0;
 
 /// The scale's settings (MATH.md 5.5 (a)); privacy never depends on them, only accuracy.
