@@ -1,8 +1,9 @@
 //! The covariance's scale without a prior (MATH.md 5.5 (a), the scale): a pure `eps_s`-DP
 //! release of a public variance unit `u` such that, for records from `N(mu, Sigma)` whose
 //! condition number is at most a public `C`, `u I ⪯ Sigma ⪯ kappa u I` with a public `kappa`.
-//! The Gaussian learner then runs on the records divided by `sqrt(u)`, with the prior
-//! `I ⪯ Sigma / u ⪯ kappa I`, instead of a user's `I ⪯ Sigma ⪯ K I` in units nobody wrote down.
+//! A learner with a covariance prior (the Gaussian, the covariance: [`Scaled`]) then runs on the
+//! records divided by `sqrt(u)`, with the prior `I ⪯ Sigma / u ⪯ kappa I`, instead of a user's
+//! `I ⪯ Sigma ⪯ K I` in units nobody wrote down.
 //!
 //! **Statistic.** Pair the records in their order, `(x_1, x_2), (x_3, x_4), ...`: `m = floor(n
 //! / 2)` pairs. For a pair of clean draws, `z = x_2i - x_2i-1 ~ N(0, 2 Sigma)` and `X = |z|^2 / 2
@@ -24,8 +25,8 @@
 //!
 //! **Accuracy** (with probability `1 - beta_s`, half for each event). The largest utility is 0,
 //! so `P(u(b) <= -Delta) <= (J + 2) exp(-eps_s Delta / 2) = beta_s / 2` for
-//! `Delta = 2 log(2 (J + 2) / beta_s) / eps_s`. By the DKW inequality the `m` pairs drawn before the adversary
-//! acted have `|F_m(y) - F(y)| <= s = sqrt(log(4 / beta_s) / (2 m))` for every `y` (`F` the law
+//! `Delta = 2 log(2 (J + 2) / beta_s) / eps_s`. By the DKW inequality the `m` pairs drawn before
+//! the adversary acted have `|F_m(y) - F(y)| <= s = sqrt(log(4 / beta_s) / (2 m))` for every `y` (`F` the law
 //! of `v`); the adversary, holding `eta0 n` records, changes at most `eta_p m = eta0 n` pairs.
 //! On these events `r(h) > t - Delta` and `r(l) < t + Delta`, so
 //! `F(h) > p_1 = tau - Delta / m - eta_p - s` and `F(l) < p_2 = tau + Delta / m + eta_p + s`,
@@ -41,12 +42,12 @@
 //! **The level.** The plan takes the `tau` in `{0.50, 0.51, ..., 0.99}` (with `0 < p_1`, `p_2 <
 //! 1`) that minimises `q_d / q_1`: near the median `q_d / q_1` is about `2.2 d` (`chi^2_1` puts
 //! much of its mass near 0), while in the upper tail the two quantiles come closer (`d = 10`,
-//! `n = 100000`, `eps_s = 0.1`: `tau = 0.97`, `q_d / q_1` 5.3 against 22 at the median). An end
-//! bin stands for its
-//! finite edge (`l = e_0 - w` or `l = e_J`); it is released on these events only when
-//! `lambda_max` lies outside the grid's range `[2^{e_0} / q_1, 2^{e_J} / q_d]`
-//! ([`ScalePlan::range`], about `2^-898` to `2^898`), the one assumption of this step besides
-//! the condition number's.
+//! `n = 100000`, `eps_s = 0.1`: `tau = 0.97`, `q_d / q_1` 5.3 against 22 at the median).
+//!
+//! **End bins.** An end bin stands for its finite edge (`l = e_0 - w` or `l = e_J`); it is
+//! released on these events only when `lambda_max` lies outside the grid's range
+//! `[2^{e_0} / q_1, 2^{e_J} / q_d]` ([`ScalePlan::range`], within a few factors of 2 of
+//! `2^-900` and `2^900`), the one assumption of this step besides the condition number's.
 use crate::learner::{Learner, Plan, check_size};
 use crate::privacy::{Privacy, check_shares, seeded_rng};
 use crate::release::{AccuracyBound, Fit, Release, StageRelease, scaled_guarantee};
