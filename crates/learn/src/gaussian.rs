@@ -428,8 +428,9 @@ impl Learner for PrivateGaussian {
 /// `+c` (its covariance is that of the shifted records). The fit is `(eps, delta)`-DP by
 /// composition.
 ///
-/// The condition number is not localised: `kappa` stays a prior (the scale and condition of
-/// HKMN23 Theorem 1.4 are not built). When the localisation keeps no bin in some coordinate,
+/// Here `kappa` is a prior in the records' units; [`ScaledGaussian`] finds the scale privately
+/// and needs only a bound on the condition number. When the localisation keeps no bin in some
+/// coordinate,
 /// the release has estimate `None` (`null`) and the reason in `refusal`.
 #[derive(Clone, Debug)]
 pub struct LocalisedGaussian {

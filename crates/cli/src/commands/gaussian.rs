@@ -6,9 +6,9 @@
 //! the non-private diagnostics to a separate file. `sosdp gaussian --delta D --kappa K` without
 //! `--radius` localises the mean first (MATH.md 5.5 (a)); `--delta D` without `--radius` and
 //! `--kappa` also finds the covariance's scale privately first, assuming its condition number
-//! is at most `--condition C` (default 1000). A refused
-//! localisation prints `"estimate": null` with a `"refusal"` reason (exit status 0: a refusal is
-//! a release).
+//! is at most `--condition C` (default 1000); `sosdp covariance --condition C` does the same and
+//! stays pure. A refused localisation prints `"estimate": null` with a `"refusal"` reason (exit
+//! status 0: a refusal is a release).
 use super::{DeltaArg, LearnerArgs, run_learner};
 use crate::CliError;
 use clap::{Args, ValueEnum};
