@@ -149,11 +149,8 @@ impl LocaliseSettings {
     /// delta, beta `(1 - beta_share) beta`, the seed plus one.
     pub(crate) fn pure_privacy(&self, privacy: &Privacy) -> Privacy {
         Privacy {
-            epsilon: privacy.epsilon - self.epsilon(privacy),
             delta: 0.0,
-            beta: (1.0 - self.beta_share) * privacy.beta,
-            seed: privacy.seed.map(|s| s.wrapping_add(1)),
-            ..*privacy
+            ..privacy.after_step(self.epsilon(privacy), self.beta_share, 1)
         }
     }
 

@@ -36,6 +36,18 @@ impl Privacy {
         }
     }
 
+    /// The shared settings of the step after one that spent `epsilon_spent` and `beta_share` of
+    /// beta (composition): eps `eps - epsilon_spent`, beta `(1 - beta_share) beta`, the seed
+    /// plus `seed_offset` (so that no later step reuses the earlier step's draws).
+    pub(crate) fn after_step(&self, epsilon_spent: f64, beta_share: f64, seed_offset: u64) -> Self {
+        Privacy {
+            epsilon: self.epsilon - epsilon_spent,
+            beta: (1.0 - beta_share) * self.beta,
+            seed: self.seed.map(|s| s.wrapping_add(seed_offset)),
+            ..*self
+        }
+    }
+
     /// The `delta` of `(eps, delta)`-DP, in `[0, 1)` (default 0: pure DP). Only the mean and the
     /// Gaussian without a prior radius spend it ([`crate::LocalisedMean`],
     /// [`crate::LocalisedGaussian`], MATH.md 5.5 (a)); the mean with a prior is pure and its

@@ -118,15 +118,10 @@ impl ScaleSettings {
     }
 
     /// The shared settings of the learner after the scale: eps `eps - eps_s`, the same delta,
-    /// beta `(1 - beta_share) beta`, the seed plus two (the localisation after it takes the
-    /// seed and the seed plus one).
+    /// beta `(1 - beta_share) beta`, the seed plus two (a localised learner after it takes
+    /// that seed and that seed plus one, none of them the scale's).
     pub(crate) fn rest_privacy(&self, privacy: &Privacy) -> Privacy {
-        Privacy {
-            epsilon: privacy.epsilon - self.epsilon(privacy),
-            beta: (1.0 - self.beta_share) * privacy.beta,
-            seed: privacy.seed.map(|s| s.wrapping_add(2)),
-            ..*privacy
-        }
+        privacy.after_step(self.epsilon(privacy), self.beta_share, 2)
     }
 
     /// The scale's plan for `n` records in `R^d` whose covariance has condition number at most
