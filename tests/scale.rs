@@ -8,13 +8,18 @@ use rand::rngs::StdRng;
 use sosdp::eval::{
     CovarianceAdversary, covariance_sample_with, frobenius_error, mahalanobis_error,
 };
-use sosdp::learn::scale::{ScalePlan, locate_scale, pair_values};
+use sosdp::learn::scale::{ScalePlan, draw_bin, locate_scale, pair_values};
 use sosdp::learn::{Learner, Privacy, ScaledCovariance, ScaledGaussian};
 
 /// A plan at the default shares of eps = 2, beta = 0.05 (eps_s = 0.1, beta_s = 0.0125) for
 /// `n` records in `R^d` with corruption `eta` and condition bound `condition`.
 fn plan(n: usize, d: usize, eta: f64, condition: f64) -> ScalePlan {
     ScalePlan::new(n, d, 0.1, eta, 0.0125, condition, 0.25).unwrap()
+}
+
+/// The rows of `data` in file order (a fixed permutation: the mechanism is eps_s-DP for each).
+fn in_order(data: &DMatrix<f64>) -> Vec<usize> {
+    (0..data.nrows()).collect()
 }
 
 /// The largest `|log P(b) - log P'(b)|` over the bins of two laws.
@@ -56,7 +61,7 @@ fn the_scale_is_pure_dp_on_neighbouring_datasets() {
     let partner = data.row(1).clone_owned();
     copy.row_mut(0).copy_from(&partner);
     neighbours.push(copy);
-    let values = pair_values(&data);
+    let values = pair_values(&data, &in_order(&data));
     for (eps, median) in [(0.1, false), (1.0, false), (0.1, true), (1.0, true)] {
         let plan = ScalePlan::new(100_000, 3, eps, 0.0, 0.0125, 10.0, 0.25).unwrap();
         let plan = ScalePlan {
@@ -69,7 +74,7 @@ fn the_scale_is_pure_dp_on_neighbouring_datasets() {
         };
         let mut broken_excess = 0.0_f64;
         for x in &neighbours {
-            let moved = pair_values(x);
+            let moved = pair_values(x, &in_order(x));
             assert_ne!(moved, values);
             let ratio = max_log_ratio(&plan.law(&values), &plan.law(&moved));
             assert!(ratio <= eps * (1.0 + 1e-9), "eps {eps}: log ratio {ratio}");
@@ -83,11 +88,11 @@ fn the_scale_is_pure_dp_on_neighbouring_datasets() {
     }
 }
 
-/// The sampler draws the law: 20000 draws of the unit on 2000 records (eps_s = 0.05, the level
-/// 1/2: the law on a few bins and a thin tail), mapped back to their bins, have the frequency of every bin of
-/// probability above 0.01, and of all the others together, within 5 standard errors of the law
-/// (a group off by 5 standard errors is missed with probability below 1e-6). Non-vacuous: the
-/// same frequencies against the law at eps_s = 0.1 fail.
+/// The sampler draws the law: 20000 draws of the bin from the law of 2000 records in file order
+/// (eps_s = 0.05, the level 1/2: the law on a few bins and a thin tail) have the frequency of
+/// every bin of probability above 0.01, and of all the others together, within 5 standard
+/// errors of the law (a group off by 5 standard errors is missed with probability below 1e-6).
+/// Non-vacuous: the same frequencies against the law at eps_s = 0.1 fail.
 #[test]
 fn the_scale_sampler_draws_the_exponential_mechanisms_law() {
     let data = gaussian_rows(2, 2000, 2, 1.0);
@@ -98,18 +103,14 @@ fn the_scale_sampler_draws_the_exponential_mechanisms_law() {
         ..ScalePlan::new(100_000, 2, eps, 0.0, 0.0125, 10.0, 0.25).unwrap()
     };
     let (plan, other) = (at_median(0.05), at_median(0.1));
+    let values = pair_values(&data, &in_order(&data));
+    let law = plan.law(&values);
     let draws = 20_000;
     let mut counts = vec![0usize; plan.bins()];
     let mut rng = StdRng::seed_from_u64(3);
     for _ in 0..draws {
-        let unit = locate_scale(&data, &plan, &mut rng);
-        let bin = (0..plan.bins())
-            .find(|&b| plan.unit(b) == unit)
-            .expect("a unit of the grid");
-        counts[bin] += 1;
+        counts[draw_bin(&law, &mut rng)] += 1;
     }
-    let values = pair_values(&data);
-    let law = plan.law(&values);
     let groups: Vec<usize> = (0..law.len()).filter(|&b| law[b] > 0.01).collect();
     assert!(groups.len() >= 3, "{groups:?}");
     let worst = |law: &[f64]| {
@@ -298,8 +299,9 @@ fn the_scaled_covariance_is_pure_and_learns_in_unknown_units() {
 
 /// Refused before the data: delta = 0, a condition bound below 1, too few records for the
 /// scale's bracket. After the data, every finite input ends in a release: records at the
-/// largest doubles among Gaussian ones give a finite estimate or none; records spread one per
-/// bin give `null` with the localisation's refusal.
+/// largest doubles among Gaussian ones, all-identical records, and records spread evenly over
+/// 8e8 (which the unscaled localisation refuses: the scale widens its bins to them) each give a
+/// release with delta, whose estimate, when there is one, is finite.
 #[test]
 fn the_scaled_gaussian_refuses_before_the_data_and_releases_after() {
     let refusal = |learner: ScaledGaussian, n| learner.plan(n, 2).unwrap_err().to_string();
@@ -327,17 +329,61 @@ fn the_scaled_gaussian_refuses_before_the_data_and_releases_after() {
         extreme[(i, 0)] = *v;
         extreme[(i, 1)] = -*v;
     }
-    let release = learner.fit(&extreme).expect("a release").release;
-    if let Some(e) = &release.estimate {
+    let identical = DMatrix::from_fn(8000, 2, |_, j| if j == 0 { 1e6 } else { -1e6 });
+    let spread = DMatrix::from_fn(8000, 2, |i, j| (i * 2 + j) as f64 * 1e4);
+    for data in [extreme, identical, spread] {
+        let release = learner.fit(&data).expect("a release").release;
+        assert_eq!(release.delta, 1e-6);
+        if let Some(e) = &release.estimate {
+            assert!(
+                e.mean
+                    .iter()
+                    .chain(e.covariance.iter())
+                    .all(|v| v.is_finite()),
+                "{e:?}"
+            );
+        }
+    }
+}
+
+/// A file sorted by a column: the scale shuffles before pairing, so its bracket still holds
+/// (d = 5, n = 20000, condition 50, records sorted by their projection on the largest
+/// eigenvector, 10 seeds). Non-vacuous: paired in file order, the pairs' quantile of `v` (at
+/// the plan's level) gives an upper bound `2^v / q_1` below `lambda_max`; the shuffled pairs'
+/// gives one above.
+#[test]
+fn a_sorted_file_is_shuffled_before_pairing() {
+    let (n, d) = (20_000, 5);
+    let plan = plan(n, d, 0.0, 50.0);
+    for seed in 0..10 {
+        let mut rng = StdRng::seed_from_u64(seed);
+        let s = covariance_sample_with(&mut rng, n, d, 0.0, 50.0, 0.0, &CovarianceAdversary::far());
+        let eig = s.covariance.clone().symmetric_eigen();
+        let top = eig
+            .eigenvectors
+            .column(eig.eigenvalues.imax())
+            .clone_owned();
+        let mut rows: Vec<(f64, Vec<f64>)> = s
+            .data
+            .row_iter()
+            .map(|r| (r.dot(&top.transpose()), r.iter().copied().collect()))
+            .collect();
+        rows.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let sorted = DMatrix::from_fn(n, d, |i, j| rows[i].1[j]);
+        let (low, high) = (eig.eigenvalues.min(), eig.eigenvalues.max());
+        let unit = locate_scale(&sorted, &plan, &mut StdRng::seed_from_u64(seed));
         assert!(
-            e.mean
-                .iter()
-                .chain(e.covariance.iter())
-                .all(|v| v.is_finite())
+            unit <= low && high <= plan.kappa * unit,
+            "seed {seed}: {unit}"
+        );
+        let quantile = |v: Vec<f64>| v[(plan.level * v.len() as f64) as usize];
+        let paired_in_order = quantile(pair_values(&sorted, &in_order(&sorted)));
+        let shuffled = quantile(pair_values(&s.data, &in_order(&s.data)));
+        // The bracket's upper side from that quantile, `2^v / q_1`, falls below lambda_max.
+        assert!(
+            paired_in_order.exp2() / plan.lower_chi_square < high
+                && shuffled.exp2() / plan.lower_chi_square > high,
+            "{paired_in_order} against {shuffled}"
         );
     }
-    let spread = DMatrix::from_fn(8000, 2, |i, j| (i * 2 + j) as f64 * 1e4);
-    let release = learner.fit(&spread).expect("a release").release;
-    assert!(release.estimate.is_none() && release.refusal.is_some());
-    assert_eq!(release.delta, 1e-6);
 }

@@ -5,8 +5,10 @@
 //! records divided by `sqrt(u)`, with the prior `I ⪯ Sigma / u ⪯ kappa I`, instead of a user's
 //! `I ⪯ Sigma ⪯ K I` in units nobody wrote down.
 //!
-//! **Statistic.** Pair the records in their order, `(x_1, x_2), (x_3, x_4), ...`: `m = floor(n
-//! / 2)` pairs. For a pair of clean draws, `z = x_2i - x_2i-1 ~ N(0, 2 Sigma)` and `X = |z|^2 / 2
+//! **Statistic.** Shuffle the records by a uniformly random permutation (public randomness, as
+//! the learners do: a file sorted by some column would otherwise pair similar records), then
+//! pair them in that order, `(x_1, x_2), (x_3, x_4), ...`: `m = floor(n / 2)` pairs. For every
+//! fixed permutation the mechanism below is `eps_s`-DP, so its mixture over permutations is. For a pair of clean draws, `z = x_2i - x_2i-1 ~ N(0, 2 Sigma)` and `X = |z|^2 / 2
 //! = sum_k lambda_k g_k^2` (`lambda_k` the eigenvalues of `Sigma`, `g_k` standard normal), so
 //! `lambda_max g^2 ⪯ X ⪯ lambda_max chi^2_d` in the stochastic order. The mechanism releases a
 //! bin of a public grid holding the `tau`-quantile of the `m` values `v_i = log2 X_i`, for a
@@ -361,34 +363,37 @@ pub fn log2_half_square_distance(a: &[f64], b: &[f64]) -> f64 {
     1.0 + 2.0 * top.log2() + norm.log2()
 }
 
-/// The values `v_i` of the pairs `(x_1, x_2), (x_3, x_4), ...` (rows of `data`), sorted.
-pub fn pair_values(data: &DMatrix<f64>) -> Vec<f64> {
-    let rows: Vec<Vec<f64>> = data
-        .row_iter()
-        .map(|r| r.iter().copied().collect())
-        .collect();
-    let mut values: Vec<f64> = rows
+/// The values `v_i` of the pairs of rows `(order[0], order[1]), (order[2], order[3]), ...` of
+/// `data`, sorted.
+pub fn pair_values(data: &DMatrix<f64>, order: &[usize]) -> Vec<f64> {
+    let row = |i: usize| -> Vec<f64> { data.row(i).iter().copied().collect() };
+    let mut values: Vec<f64> = order
         .chunks_exact(2)
-        .map(|pair| log2_half_square_distance(&pair[1], &pair[0]))
+        .map(|pair| log2_half_square_distance(&row(pair[1]), &row(pair[0])))
         .collect();
     values.sort_by(f64::total_cmp);
     values
 }
 
-/// Draw the bin of the scale with the public `plan` (module docs) and return its unit `u`
-/// ([`ScalePlan::unit`]); one uniform draw, by inversion of the law's cumulative sums.
-pub fn locate_scale<R: Rng + ?Sized>(data: &DMatrix<f64>, plan: &ScalePlan, rng: &mut R) -> f64 {
-    let law = plan.law(&pair_values(data));
+/// One draw from `law` (probabilities over the bins), by inversion of its cumulative sums with
+/// one uniform draw.
+pub fn draw_bin<R: Rng + ?Sized>(law: &[f64], rng: &mut R) -> usize {
     let draw: f64 = rng.random();
     let mut cumulative = 0.0;
-    let bin = law
-        .iter()
+    law.iter()
         .position(|p| {
             cumulative += p;
             cumulative > draw
         })
-        .unwrap_or(law.len() - 1);
-    plan.unit(bin)
+        .unwrap_or(law.len() - 1)
+}
+
+/// The scale with the public `plan` (module docs): shuffle, pair, draw the bin, and return its
+/// unit `u` ([`ScalePlan::unit`]).
+pub fn locate_scale<R: Rng + ?Sized>(data: &DMatrix<f64>, plan: &ScalePlan, rng: &mut R) -> f64 {
+    let order = rand::seq::index::sample(rng, data.nrows(), data.nrows()).into_vec();
+    let law = plan.law(&pair_values(data, &order));
+    plan.unit(draw_bin(&law, rng))
 }
 
 /// The records divided by `sqrt(u)`, each entry clamped into the doubles' finite range (a
