@@ -561,11 +561,17 @@ impl PrivateCovariance {
         Ok((frame, releases))
     }
 
+    /// How a bound states the prior `I ⪯ Sigma ⪯ kappa I` (a scaled fit replaces exactly this
+    /// line: [`crate::scale::ScalePlan`]).
+    pub(crate) fn prior_assumption(kappa: f64) -> String {
+        format!("I ⪯ Sigma ⪯ K I with K = {kappa} (the prior)")
+    }
+
     /// The assumptions every covariance bound rests on.
     pub fn assumptions(&self) -> Vec<String> {
         let mut assumptions = vec![
             "the uncorrupted records are i.i.d. Gaussian N(mu, Sigma)".to_string(),
-            format!("I ⪯ Sigma ⪯ K I with K = {} (the prior)", self.kappa),
+            Self::prior_assumption(self.kappa),
         ];
         if let Some(radius) = self.mean_prior {
             assumptions.push(Privacy::mean_prior_assumption(radius));

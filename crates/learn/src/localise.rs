@@ -231,6 +231,10 @@ pub enum Coverage {
     CleanRecord,
 }
 
+/// How a localised learner's bounds begin to state the ball `|mu - c| <= r`
+/// ([`LocalisationPlan::qualify`]; a scaled fit restates it in its units).
+pub(crate) const BALL_PRIOR: &str = "|mu - c| <= r";
+
 /// The smallest eps per coordinate a plan accepts: below it the success probability
 /// `1 - exp(-eps_c / 2)` of the geometric draws ([`discrete_laplace`]) is lost to rounding.
 pub const MIN_EPSILON_PER_COORDINATE: f64 = 1e-9;
@@ -321,7 +325,7 @@ impl LocalisationPlan {
     /// The prior `|mu - c| <= r` the localised learner's accuracy bounds assume.
     fn prior(&self) -> String {
         format!(
-            "|mu - c| <= r = {} for the localisation's centre c (probability 1 - {}: its coverage margin {} > 0 needs the corruption below about half the clean bin's mass)",
+            "{BALL_PRIOR} = {} for the localisation's centre c (probability 1 - {}: its coverage margin {} > 0 needs the corruption below about half the clean bin's mass)",
             self.radius, self.beta, self.coverage_margin
         )
     }

@@ -50,7 +50,9 @@
 //! released on these events only when `lambda_max` lies outside the grid's range
 //! `[2^{e_0} / q_1, 2^{e_J} / q_d]` ([`ScalePlan::range`], within a few factors of 2 of
 //! `2^-900` and `2^900`), the one assumption of this step besides the condition number's.
+use crate::covariance::PrivateCovariance;
 use crate::learner::{Learner, Plan, check_size};
+use crate::localise::BALL_PRIOR;
 use crate::privacy::{Privacy, check_shares, seeded_rng};
 use crate::release::{AccuracyBound, Fit, Release, StageRelease, scaled_guarantee};
 use crate::special::chi_square_quantile;
@@ -293,9 +295,9 @@ impl ScalePlan {
             .assumptions
             .into_iter()
             .map(|a| {
-                if a.starts_with(COVARIANCE_PRIOR) {
+                if a == PrivateCovariance::prior_assumption(self.kappa) {
                     self.assumption()
-                } else if a.starts_with("|mu - c|") {
+                } else if a.starts_with(BALL_PRIOR) {
                     format!("{a} (in units of sqrt(u), on the records divided by sqrt(u))")
                 } else {
                     a
@@ -336,9 +338,6 @@ impl ScalePlan {
         weights.into_iter().map(|w| w / total).collect()
     }
 }
-
-/// How the covariance learner states its prior (`PrivateCovariance::assumptions`).
-const COVARIANCE_PRIOR: &str = "I ⪯ Sigma ⪯ K I";
 
 /// Refuse a condition number bound that is not finite or below 1.
 pub(crate) fn check_condition(condition: f64) -> Result<(), LearnError> {
