@@ -122,6 +122,14 @@ pub struct CovarianceSettings {
     pub preconditioner: PreconditionerSettings,
     /// Share of eps spent on the preconditioner (default 1/2, docs/calibration.md).
     pub preconditioner_share: f64,
+    /// Lower preconditioner shares, as factors of `preconditioner_share`, tried in order when
+    /// the plan at `preconditioner_share` is refused (default `[0.75, 0.5]`: 1/2, then 3/8, then
+    /// 1/4). The first accepted plan is kept, so an accepted plan at the calibrated share is
+    /// never changed. Under declared corruption the refinement's error, not the
+    /// preconditioner's `kappa_J`, binds: at d = 10, n = 50000, eps = 2, K = 100, corruption
+    /// 0.005 (on pairs) the plan at 1/2 has `kappa_J` 44.8 and a planned error of 0.541, the one
+    /// at 3/8 `kappa_J` 59.9 and 0.490. Public: the choice depends on `(n, d)` and the settings.
+    pub share_fallbacks: Vec<f64>,
     /// Share of eps spent on the centring mean when the refinement is centred
     /// ([`PrivateCovariance::centred`]; default 1/8); unused otherwise. The refinement gets what
     /// the shares leave, which must be positive.
@@ -139,6 +147,7 @@ impl Default for CovarianceSettings {
             constants: Constants::default(),
             preconditioner: PreconditionerSettings::default(),
             preconditioner_share: 0.5,
+            share_fallbacks: vec![0.75, 0.5],
             mean_share: 0.125,
             refinement_stages: 2,
             max_planned_error: 0.5,
@@ -367,9 +376,38 @@ impl PrivateCovariance {
         PrivateMean::step_of(self.privacy, self.settings.mean_share, radius, spectral)
     }
 
-    /// The plan without the acceptance check. Centred, every switch point `c` is planned and
-    /// the one with the smallest planned error kept (ties: the earliest).
+    /// Whether `plan`'s planned error is at most [`CovarianceSettings::max_planned_error`].
+    fn acceptable(&self, plan: &CovariancePlan) -> bool {
+        plan.planned_error <= self.settings.max_planned_error
+    }
+
+    /// The plan at the preconditioner share [`CovarianceSettings::preconditioner_share`] when it
+    /// is acceptable, else at the first of its [`CovarianceSettings::share_fallbacks`] that is;
+    /// when none is, the plan (or refusal) at the preferred share. No acceptance check.
     fn plan_unchecked(&self, n: usize, d: usize) -> Result<CovariancePlan, LearnError> {
+        let preferred = self.plan_at_share(n, d);
+        if preferred.as_ref().is_ok_and(|p| self.acceptable(p)) {
+            return preferred;
+        }
+        let share = self.settings.preconditioner_share;
+        self.settings
+            .share_fallbacks
+            .iter()
+            .filter_map(|factor| {
+                let settings = CovarianceSettings {
+                    preconditioner_share: factor * share,
+                    ..self.settings.clone()
+                };
+                self.clone().settings(settings).plan_at_share(n, d).ok()
+            })
+            .find(|p| self.acceptable(p))
+            .map_or(preferred, Ok)
+    }
+
+    /// The plan at the preconditioner share of the settings, without the acceptance check.
+    /// Centred, every switch point `c` is planned and the one with the smallest planned error
+    /// kept (ties: the earliest).
+    fn plan_at_share(&self, n: usize, d: usize) -> Result<CovariancePlan, LearnError> {
         let m = n / 2;
         if m < 2 * d + 2 {
             return Err(LearnError::TooFewSamples(format!(
@@ -708,6 +746,16 @@ impl Learner for PrivateCovariance {
                 }
             )));
         }
+        if let Some(f) = self
+            .settings
+            .share_fallbacks
+            .iter()
+            .find(|f| !(f.is_finite() && **f > 0.0 && **f < 1.0))
+        {
+            return Err(LearnError::InvalidSetting(format!(
+                "a fallback of the preconditioner share is a factor in (0, 1), got {f}"
+            )));
+        }
         if let Some(radius) = self.mean_prior {
             // The centring mean's own checks (the plan checks its radius in the frame, up to
             // sqrt(2) R).
@@ -716,15 +764,14 @@ impl Learner for PrivateCovariance {
         Ok(())
     }
 
-    /// Refused, with the number of records that would be accepted, when the preconditioner
-    /// cannot contract or the planned error exceeds [`CovarianceSettings::max_planned_error`].
+    /// Refused, with the number of records that would be accepted, when at the preconditioner
+    /// share and at each of its fallbacks the preconditioner cannot contract or the planned
+    /// error exceeds [`CovarianceSettings::max_planned_error`].
     fn plan(&self, n: usize, d: usize) -> Result<CovariancePlan, LearnError> {
         self.validate()?;
         check_size(n, d)?;
-        let acceptable =
-            |plan: &CovariancePlan| plan.planned_error <= self.settings.max_planned_error;
         let refusal = match self.plan_unchecked(n, d) {
-            Ok(plan) if acceptable(&plan) => return Ok(plan),
+            Ok(plan) if self.acceptable(&plan) => return Ok(plan),
             Ok(plan) => format!(
                 "the planned error |Sigma^-1/2 Sigma_hat Sigma^-1/2 - I|_F <= {:.3} is above {} (the preconditioner's kappa_J = {:.1})",
                 plan.planned_error, self.settings.max_planned_error, plan.preconditioner.kappa
@@ -733,11 +780,28 @@ impl Learner for PrivateCovariance {
             Err(other) => return Err(other),
         };
         let needed = records_needed(n, |size| {
-            self.plan_unchecked(size, d).is_ok_and(|p| acceptable(&p))
+            self.plan_unchecked(size, d)
+                .is_ok_and(|p| self.acceptable(&p))
         });
         Err(LearnError::TooFewSamples(format!(
-            "{refusal}: at d = {d}, K = {}, eps = {}, corruption {} the covariance needs {needed} records, got {n}",
-            self.kappa, self.privacy.epsilon, self.privacy.corruption
+            "{refusal}{}: at d = {d}, K = {}, eps = {}, corruption {} the covariance needs {needed} records, got {n}",
+            if self.settings.share_fallbacks.is_empty() {
+                String::new()
+            } else {
+                let shares: Vec<String> = self
+                    .settings
+                    .share_fallbacks
+                    .iter()
+                    .map(|f| format!("{:.3}", f * self.settings.preconditioner_share))
+                    .collect();
+                format!(
+                    " (also refused at the lower preconditioner shares {} of eps)",
+                    shares.join(", ")
+                )
+            },
+            self.kappa,
+            self.privacy.epsilon,
+            self.privacy.corruption
         )))
     }
 
@@ -970,5 +1034,52 @@ mod tests {
             let b = nalgebra::DVector::from_vec(vec![a.cos(), a.sin() * 0.6, a.sin() * 0.8]) * r0;
             assert!(error_of(&b) <= bound * (1.0 + 1e-9));
         }
+    }
+
+    /// The share fallbacks ([`CovarianceSettings::share_fallbacks`]): a plan accepted at the
+    /// preferred share is the plan without fallbacks, and one refused there (d = 10,
+    /// n = 50000, eps = 2, K = 100, corruption 0.007 on pairs) is accepted at the first lower
+    /// share whose plan is, spending exactly that share; every earlier share alone is refused,
+    /// and so is the learner without fallbacks.
+    #[test]
+    fn lower_shares_are_tried_only_when_the_preferred_share_is_refused() {
+        let learner = |eta: f64, share: f64, fallbacks: Vec<f64>| {
+            PrivateCovariance::new(Privacy::new(2.0).corruption(eta), 100.0).settings(
+                CovarianceSettings {
+                    preconditioner_share: share,
+                    share_fallbacks: fallbacks,
+                    ..Default::default()
+                },
+            )
+        };
+        let defaults = CovarianceSettings::default();
+        let (share, fallbacks) = (defaults.preconditioner_share, defaults.share_fallbacks);
+        let (n, d) = (50_000, 10);
+        assert_eq!(
+            learner(0.0, share, fallbacks.clone()).plan(n, d).unwrap(),
+            learner(0.0, share, vec![]).plan(n, d).unwrap()
+        );
+        assert!(matches!(
+            learner(0.007, share, vec![]).plan(n, d),
+            Err(LearnError::TooFewSamples(_))
+        ));
+        let plan = learner(0.007, share, fallbacks.clone())
+            .plan(n, d)
+            .expect("accepted at a lower share");
+        let taken = fallbacks
+            .iter()
+            .position(|f| (plan.preconditioner.epsilon - 2.0 * f * share).abs() < 1e-12)
+            .expect("the plan spends one of the fallback shares");
+        for f in &fallbacks[..taken] {
+            assert!(learner(0.007, f * share, vec![]).plan(n, d).is_err());
+        }
+        assert_eq!(
+            plan,
+            learner(0.007, fallbacks[taken] * share, vec![])
+                .plan(n, d)
+                .unwrap()
+        );
+        let refinement: f64 = plan.refinement.iter().map(|s| s.epsilon).sum();
+        assert!((plan.preconditioner.epsilon + refinement - 2.0).abs() < 1e-12);
     }
 }

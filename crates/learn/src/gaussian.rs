@@ -43,6 +43,9 @@ pub struct GaussianSettings {
     /// Share of eps for the covariance's preconditioner (of the whole eps; default 1/2,
     /// docs/calibration.md).
     pub preconditioner_share: f64,
+    /// Lower preconditioner shares, as factors of `preconditioner_share`, tried in order when
+    /// the plan at it is refused (default: [`CovarianceSettings::share_fallbacks`]'s).
+    pub share_fallbacks: Vec<f64>,
     /// Share of eps for the mean step (default 1/8); the refinement gets what neither share
     /// takes. Both shares positive with a sum below 1.
     pub mean_share: f64,
@@ -74,6 +77,7 @@ impl Default for GaussianSettings {
     fn default() -> Self {
         GaussianSettings {
             preconditioner_share: 0.5,
+            share_fallbacks: CovarianceSettings::default().share_fallbacks,
             mean_share: 0.125,
             refinement_stages: 2,
             centring: Centring::Planned,
@@ -165,6 +169,7 @@ impl PrivateGaussian {
         let (p, m) = (self.settings.preconditioner_share, self.settings.mean_share);
         let settings = |preconditioner_share, mean_share| CovarianceSettings {
             preconditioner_share,
+            share_fallbacks: self.settings.share_fallbacks.clone(),
             mean_share,
             refinement_stages: self.settings.refinement_stages,
             ..CovarianceSettings::default()

@@ -35,8 +35,8 @@ pub struct LearnerArgs {
     /// for covariance and gaussian: pairing records doubles it). The release's accuracy bound
     /// accounts for it; a plan where eta0 plus the mechanism's own score bound k*/n reaches 1/2
     /// is rejected before the data are read. The covariance's staged preconditioner (MATH 5.2)
-    /// tolerates a corruption its plan states (`tolerated_pair_corruption / 2`, about 0.5-1% at
-    /// d = 10, 1-2% at d = 2-5); above it, or when n is too small, the plan is refused before the
+    /// tolerates a corruption its plan states (`tolerated_pair_corruption / 2`, about 0.85-1.5% at
+    /// d = 10 with n >= 50000, 1-3% at d = 2-5); above it, or when n is too small, the plan is refused before the
     /// data are read, with the number of records it would need.
     #[arg(
         long,
