@@ -1,6 +1,7 @@
 //! The mean and the Gaussian without a prior radius (MATH.md 5.5 (a)): the localisation's ball
 //! covers the mean under the adversaries of MATH.md 6 (and, scaled, for wide covariances), its
 //! privacy budget adds up, and a refused localisation is a release with no estimate.
+mod extreme_records;
 use nalgebra::{DMatrix, DVector};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
@@ -182,15 +183,7 @@ fn extreme_records_end_in_a_release() {
             rand_distr::Distribution::<f64>::sample(&rand_distr::StandardNormal, rng)
         })
     };
-    let mut extreme = gaussian(&mut rng);
-    for (i, v) in [f64::MAX, -f64::MAX, 1e300, -1e300, f64::MIN_POSITIVE]
-        .iter()
-        .enumerate()
-    {
-        extreme[(i, 0)] = *v;
-        extreme[(i, 1)] = -*v;
-    }
-    let identical = DMatrix::from_fn(5000, 2, |_, j| if j == 0 { 1e6 } else { -1e6 });
+    let [extreme, identical] = extreme_records::extreme_and_identical(&mut rng, 5000);
     let mut far = gaussian(&mut rng);
     far[(0, 0)] = 1e200;
     for data in [extreme, identical, far] {
@@ -344,28 +337,8 @@ fn the_localised_gaussians_bounds_assume_the_ball_where_they_assumed_the_prior()
 #[test]
 fn extreme_records_end_in_a_localised_gaussian_release() {
     let learner = LocalisedGaussian::new(Privacy::new(2.0).delta(1e-6).seed(2), 4.0);
-    let mut rng = StdRng::seed_from_u64(5);
-    let mut extreme = DMatrix::from_fn(8000, 2, |_, _| {
-        rand_distr::Distribution::<f64>::sample(&rand_distr::StandardNormal, &mut rng)
-    });
-    for (i, v) in [f64::MAX, -f64::MAX, 1e300, -1e300, f64::MIN_POSITIVE]
-        .iter()
-        .enumerate()
-    {
-        extreme[(i, 0)] = *v;
-        extreme[(i, 1)] = -*v;
-    }
-    let identical = DMatrix::from_fn(8000, 2, |_, j| if j == 0 { 1e6 } else { -1e6 });
-    for data in [extreme, identical] {
+    for data in extreme_records::extreme_and_identical(&mut StdRng::seed_from_u64(5), 8000) {
         let release = learner.fit(&data).expect("a release").release;
-        if let Some(e) = &release.estimate {
-            assert!(
-                e.mean
-                    .iter()
-                    .chain(e.covariance.iter())
-                    .all(|v| v.is_finite()),
-                "{e:?}"
-            );
-        }
+        extreme_records::assert_finite(release.estimate.as_ref());
     }
 }

@@ -2,6 +2,7 @@
 //! exponential mechanism is eps_s-DP on neighbouring datasets (exactly, from its law), its
 //! sampler draws that law, its bracket `u I ⪯ Sigma ⪯ kappa u I` holds under the adversaries of
 //! MATH.md 6 at any scale, and the Gaussian learner built on it releases in the records' units.
+mod extreme_records;
 use nalgebra::DMatrix;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
@@ -321,28 +322,13 @@ fn the_scaled_gaussian_refuses_before_the_data_and_releases_after() {
         .contains("too few records")
     );
     let learner = ScaledGaussian::new(Privacy::new(2.0).delta(1e-6).seed(2), 4.0);
-    let mut extreme = gaussian_rows(5, 8000, 2, 1.0);
-    for (i, v) in [f64::MAX, -f64::MAX, 1e300, -1e300, f64::MIN_POSITIVE]
-        .iter()
-        .enumerate()
-    {
-        extreme[(i, 0)] = *v;
-        extreme[(i, 1)] = -*v;
-    }
-    let identical = DMatrix::from_fn(8000, 2, |_, j| if j == 0 { 1e6 } else { -1e6 });
+    let [extreme, identical] =
+        extreme_records::extreme_and_identical(&mut StdRng::seed_from_u64(5), 8000);
     let spread = DMatrix::from_fn(8000, 2, |i, j| (i * 2 + j) as f64 * 1e4);
     for data in [extreme, identical, spread] {
         let release = learner.fit(&data).expect("a release").release;
         assert_eq!(release.delta, 1e-6);
-        if let Some(e) = &release.estimate {
-            assert!(
-                e.mean
-                    .iter()
-                    .chain(e.covariance.iter())
-                    .all(|v| v.is_finite()),
-                "{e:?}"
-            );
-        }
+        extreme_records::assert_finite(release.estimate.as_ref());
     }
 }
 
