@@ -126,9 +126,10 @@ pub struct CovarianceSettings {
     /// the plan at `preconditioner_share` is refused (default `[0.75, 0.5]`: 1/2, then 3/8, then
     /// 1/4). The first accepted plan is kept, so an accepted plan at the calibrated share is
     /// never changed. Under declared corruption the refinement's error, not the
-    /// preconditioner's `kappa_J`, binds: at d = 10, n = 50000, eps = 2, K = 100, corruption
-    /// 0.005 (on pairs) the plan at 1/2 has `kappa_J` 44.8 and a planned error of 0.541, the one
-    /// at 3/8 `kappa_J` 59.9 and 0.490. Public: the choice depends on `(n, d)` and the settings.
+    /// preconditioner's `kappa_J`, binds: for the Gaussian learner at d = 10, n = 50000, eps = 2,
+    /// K = 100, corruption 0.005, on pairs, the plan at 1/2 has `kappa_J` 44.8 and a planned
+    /// error of 0.541, the one at 3/8 `kappa_J` 59.9 and 0.490. Public: the choice depends on
+    /// `(n, d)` and the settings.
     pub share_fallbacks: Vec<f64>,
     /// Share of eps spent on the centring mean when the refinement is centred
     /// ([`PrivateCovariance::centred`]; default 1/8); unused otherwise. The refinement gets what
@@ -374,6 +375,24 @@ impl PrivateCovariance {
     /// widening `spectral` of its `Gamma`: `mean_share * eps`, `beta / 2`, the seed plus one.
     fn centring_learner(&self, radius: f64, spectral: f64) -> PrivateMean {
         PrivateMean::step_of(self.privacy, self.settings.mean_share, radius, spectral)
+    }
+
+    /// The refusal's note that the lower shares of [`CovarianceSettings::share_fallbacks`] were
+    /// refused too (empty without fallbacks).
+    fn fallbacks_refused(&self) -> String {
+        if self.settings.share_fallbacks.is_empty() {
+            return String::new();
+        }
+        let shares: Vec<String> = self
+            .settings
+            .share_fallbacks
+            .iter()
+            .map(|f| format!("{:.3}", f * self.settings.preconditioner_share))
+            .collect();
+        format!(
+            " (also refused at the lower preconditioner shares {} of eps)",
+            shares.join(", ")
+        )
     }
 
     /// Whether `plan`'s planned error is at most [`CovarianceSettings::max_planned_error`].
@@ -785,20 +804,7 @@ impl Learner for PrivateCovariance {
         });
         Err(LearnError::TooFewSamples(format!(
             "{refusal}{}: at d = {d}, K = {}, eps = {}, corruption {} the covariance needs {needed} records, got {n}",
-            if self.settings.share_fallbacks.is_empty() {
-                String::new()
-            } else {
-                let shares: Vec<String> = self
-                    .settings
-                    .share_fallbacks
-                    .iter()
-                    .map(|f| format!("{:.3}", f * self.settings.preconditioner_share))
-                    .collect();
-                format!(
-                    " (also refused at the lower preconditioner shares {} of eps)",
-                    shares.join(", ")
-                )
-            },
+            self.fallbacks_refused(),
             self.kappa,
             self.privacy.epsilon,
             self.privacy.corruption
