@@ -49,7 +49,7 @@ fn at_distance(rng: &mut StdRng, centre: &[f64], r: f64) -> Vec<f64> {
 #[test]
 fn compressed_answers_are_confirmed_by_the_reference() {
     let (mut compressed, mut asked, mut refuted_raised) = (0, 0, 0);
-    let (mut yes, mut refuted_lowered) = (0, 0);
+    let (mut yes, mut refuted_lowered, mut grouped) = (0, 0, 0);
     for (seed, n, d) in [(1u64, 1500usize, 4usize), (2, 2000, 6), (3, 2500, 8)] {
         let cm = cluster_instance(seed, n, d, 1.6);
         let fast = FastCm::new(cm.clone()).with_settings(forced(2));
@@ -75,6 +75,7 @@ fn compressed_answers_are_confirmed_by_the_reference() {
                 continue;
             }
             compressed += 1;
+            grouped += (stats.grouped_rounds > 0) as usize;
             assert_eq!(fast.answers(Answer::Compressed), before + 1);
             let truth = reference.evaluate(&theta).unwrap();
             if eval.upper <= level {
@@ -104,9 +105,9 @@ fn compressed_answers_are_confirmed_by_the_reference() {
         }
     }
     eprintln!(
-        "compression: {compressed} of {asked} questions answered ({yes} YES); lower bounds \
-         raised by 2 points refuted {refuted_raised}, upper bounds lowered by 2 points refuted \
-         {refuted_lowered}"
+        "compression: {compressed} of {asked} questions answered ({yes} YES, {grouped} with \
+         aggregated weights); lower bounds raised by 2 points refuted {refuted_raised}, upper \
+         bounds lowered by 2 points refuted {refuted_lowered}"
     );
     assert!(
         compressed >= 10,
@@ -119,6 +120,10 @@ fn compressed_answers_are_confirmed_by_the_reference() {
     assert!(
         refuted_raised >= 1 && refuted_lowered >= 1,
         "no bound was within two points of the reference: the confirmation has no power"
+    );
+    assert!(
+        grouped >= 1 && grouped < compressed,
+        "{grouped} of {compressed} compressed answers aggregated their weights: a kind is untested"
     );
 }
 

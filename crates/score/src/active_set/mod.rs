@@ -112,7 +112,8 @@ pub struct EvalStats {
     /// Group variables the last reduced problem's free weights were aggregated into (0: not
     /// aggregated; [`group`]).
     pub groups: usize,
-    /// Reduced problems solved with aggregated weights.
+    /// Reduced problems solved with aggregated weights (of a compressed answer: its compressed
+    /// solves so aggregated, [`crate::CompressSettings::aggregate`]).
     pub grouped_rounds: usize,
     /// Folded weights in the last reduced problem.
     pub folded: usize,

@@ -261,6 +261,10 @@ pub struct CompressSettings {
     pub compress_answer_free: f64,
     /// Interior-point settings of the compressed solve.
     pub compress_round: IpmSettings,
+    /// The compressed program's free weights are aggregated like the full program's
+    /// ([`AggregateSettings::aggregate_free`], [`AggregateSettings::group_core`]; MATH.md
+    /// 4.10): its cut and its repaired weights are certified on the full program either way.
+    pub aggregate: bool,
 }
 
 impl Default for CompressSettings {
@@ -286,6 +290,7 @@ impl Default for CompressSettings {
                 max_iter: 60,
                 ..IpmSettings::default()
             },
+            aggregate: true,
         }
     }
 }

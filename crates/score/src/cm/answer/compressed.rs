@@ -17,7 +17,11 @@ use sosdp_oracle::ScoreEval;
 /// kept, and the certificate of a YES.
 pub(super) fn answer(fast: &FastCm, query: &Query) -> Option<(ScoreEval, EvalStats)> {
     let (cut, _) = query.tightest().filter(|_| query.relax())?;
-    let (answer, relaxed) = fast.compressed_answer(query.theta, query.level, query.accuracy, cut);
+    let Attempt {
+        answer,
+        cut: relaxed,
+        grouped_solves: grouped_rounds,
+    } = fast.compressed_answer(query.theta, query.level, query.accuracy, cut);
     if let Some(relaxed) = relaxed {
         fast.keep_compressed_cut(relaxed);
     }
@@ -26,7 +30,23 @@ pub(super) fn answer(fast: &FastCm, query: &Query) -> Option<(ScoreEval, EvalSta
         fast.keep_certificate(certificate);
     }
     let decided_early = eval.width() > query.accuracy;
-    Some((eval, EvalStats::answered(Answer::Compressed, decided_early)))
+    Some((
+        eval,
+        EvalStats {
+            grouped_rounds,
+            ..EvalStats::answered(Answer::Compressed, decided_early)
+        },
+    ))
+}
+
+/// What one compressed answer ([`FastCm::compressed_answer`]) gave.
+struct Attempt {
+    /// The answer's bracket and its certificate (of a YES), when it decided.
+    answer: Option<(ScoreEval, Option<Certificate>)>,
+    /// The last compressed cut.
+    cut: Option<Cut>,
+    /// Compressed solves whose free weights were aggregated.
+    grouped_solves: usize,
 }
 
 /// What the compressed program says about a query whose warm guess folds an infeasible set
@@ -131,15 +151,14 @@ impl FastCm {
     /// at most `accuracy` wide (the compressed solve then runs to a tenth of it).
     /// While neither holds and the weights violate the full LMI, its most violated direction
     /// (the bottom eigenvector of `L(theta, a)`) joins the subspace and the program is solved
-    /// again, at most [`crate::CompressSettings::relaxed_directions`] times. Returns the answer's
-    /// bracket and certificate (YES) when decided, and the last compressed cut.
+    /// again, at most [`crate::CompressSettings::relaxed_directions`] times.
     fn compressed_answer(
         &self,
         theta: &[f64],
         level: Option<f64>,
         accuracy: f64,
         cut: &Cut,
-    ) -> (Option<(ScoreEval, Option<Certificate>)>, Option<Cut>) {
+    ) -> Attempt {
         let cm = self.problem();
         let n = cm.n() as f64;
         let b = cm.b_matrix(theta);
@@ -154,19 +173,21 @@ impl FastCm {
         }
         let margins: Vec<f64> = cut.quad.iter().map(|q| 1.0 - q / n).collect();
         let mut basis = cm.compression_basis(theta, cut, self.settings.compress.compress_rank);
-        let mut last = None;
+        let (mut last, mut grouped) = (None, 0);
         for _ in 0..=self.settings.compress.relaxed_directions {
             let Some(solved) =
                 cm.compressed_cut(theta, &basis, &self.points, &margins, level, &settings)
             else {
                 break;
             };
+            grouped += solved.grouped_solves;
             let lower = solved.cut.value(theta).max(0.0);
             if level.is_some_and(|k| lower > k) {
-                return (
-                    Some((ScoreEval::bracketed(n, lower, n), None)),
-                    Some(solved.cut),
-                );
+                return Attempt {
+                    answer: Some((ScoreEval::bracketed(n, lower, n), None)),
+                    cut: Some(solved.cut),
+                    grouped_solves: grouped,
+                };
             }
             // The repair of `feasible_with_scatter`, its scatter and violation kept for the
             // violated direction below.
@@ -179,7 +200,11 @@ impl FastCm {
             if level.map_or(upper - lower <= accuracy, |k| upper <= k) {
                 let eval = ScoreEval::bracketed(upper, lower.min(upper), upper);
                 let certificate = Certificate::new(&scatter, total);
-                return (Some((eval, Some(certificate))), Some(solved.cut));
+                return Attempt {
+                    answer: Some((eval, Some(certificate))),
+                    cut: Some(solved.cut),
+                    grouped_solves: grouped,
+                };
             }
             last = Some(solved.cut);
             if violation <= 0.0 {
@@ -188,6 +213,10 @@ impl FastCm {
             }
             basis = with_direction(&basis, bottom_eigenpair(&slack).1.as_slice());
         }
-        (None, last)
+        Attempt {
+            answer: None,
+            cut: last,
+            grouped_solves: grouped,
+        }
     }
 }
