@@ -76,7 +76,9 @@ impl FastCm {
     /// cut may certify NO; otherwise the statuses its margins give are the guess, once their fold
     /// is feasible. While it is not, the fold's most violated direction (the bottom eigenvector of
     /// `B(theta)` minus the folded scatter) joins the subspace and the compressed program is solved
-    /// again, at most [`crate::CompressSettings::relaxed_directions`] times.
+    /// again, at most [`crate::CompressSettings::relaxed_directions`] times. A solve with
+    /// aggregated weights ([`crate::CompressSettings::aggregate`]) that leaves the question open
+    /// is repeated on the same subspace without aggregation first.
     pub(crate) fn relaxed_start(
         &self,
         full: &Problem,
@@ -173,13 +175,10 @@ impl FastCm {
         }
         let margins: Vec<f64> = cut.quad.iter().map(|q| 1.0 - q / n).collect();
         let mut basis = cm.compression_basis(theta, cut, self.settings.compress.compress_rank);
-        let (mut last, mut grouped) = (None, 0);
-        for _ in 0..=self.settings.compress.relaxed_directions {
-            let Some(solved) =
-                cm.compressed_cut(theta, &basis, &self.points, &margins, level, &settings)
-            else {
-                break;
-            };
+        let (mut last, mut grouped, mut directions) = (None, 0, 0);
+        while let Some(solved) =
+            cm.compressed_cut(theta, &basis, &self.points, &margins, level, &settings)
+        {
             grouped += solved.grouped_solves;
             let lower = solved.cut.value(theta).max(0.0);
             if level.is_some_and(|k| lower > k) {
@@ -207,11 +206,19 @@ impl FastCm {
                 };
             }
             last = Some(solved.cut);
-            if violation <= 0.0 {
-                // Feasible as they are: the compressed optimum is within its gap of the level.
+            if solved.grouped_solves > 0 {
+                // Undecided within the aggregation's Jensen gap: the same subspace, every weight
+                // its own variable.
+                settings.compress.aggregate = false;
+                continue;
+            }
+            if violation <= 0.0 || directions == self.settings.compress.relaxed_directions {
+                // Feasible as they are (the compressed optimum is within its gap of the level),
+                // or every relaxed direction is spent.
                 break;
             }
             basis = with_direction(&basis, bottom_eigenpair(&slack).1.as_slice());
+            directions += 1;
         }
         Attempt {
             answer: None,
