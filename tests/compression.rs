@@ -5,7 +5,9 @@
 //! bit-identical with and without the compressed answers.
 //!
 //! The compressed program is forced at small `D` (`large_rank = 0`, `compress_answer_free = 1`);
-//! by default it only runs from `D = 31`, where cold starts are expensive.
+//! by default it only runs from `D = 31`, where cold starts are expensive. The questions are
+//! asked again with its free weights aggregated (`aggregate_share = 0`, MATH.md 4.10), and some
+//! answers must come from aggregated solves.
 mod common;
 
 use common::{cluster_instance, short_release};
@@ -25,6 +27,13 @@ fn forced(rank: usize) -> FastSettings {
         },
         ..FastSettings::default()
     }
+}
+
+/// [`forced`], the compressed program's free weights aggregated whatever their share.
+fn forced_aggregated(rank: usize) -> FastSettings {
+    let mut settings = forced(rank);
+    settings.compress.aggregate_share = 0.0;
+    settings
 }
 
 /// `centre + r u` for a uniform direction `u`.
@@ -50,9 +59,14 @@ fn at_distance(rng: &mut StdRng, centre: &[f64], r: f64) -> Vec<f64> {
 fn compressed_answers_are_confirmed_by_the_reference() {
     let (mut compressed, mut asked, mut refuted_raised) = (0, 0, 0);
     let (mut yes, mut refuted_lowered, mut grouped) = (0, 0, 0);
-    for (seed, n, d) in [(1u64, 1500usize, 4usize), (2, 2000, 6), (3, 2500, 8)] {
+    let instances = [(1u64, 1500usize, 4usize), (2, 2000, 6), (3, 2500, 8)];
+    let settings = [forced(2), forced_aggregated(2)];
+    for ((seed, n, d), settings) in instances
+        .iter()
+        .flat_map(|i| settings.iter().map(move |s| (*i, s)))
+    {
         let cm = cluster_instance(seed, n, d, 1.6);
-        let fast = FastCm::new(cm.clone()).with_settings(forced(2));
+        let fast = FastCm::new(cm.clone()).with_settings(settings.clone());
         let reference = ClarabelCm::new(cm.clone());
         let anchor = fast.minimise(None).unwrap();
         let mut rng = StdRng::seed_from_u64(70 + seed);

@@ -118,6 +118,8 @@ impl CertifiedMean {
     /// `k` dimensions). `None` when nothing is left to unfold. The solve stops once its dual
     /// objective is [`crate::CompressSettings::compress_stop`] points above `level` or its primal
     /// objective that far below (then the compressed program cannot certify "above `level`").
+    /// With `aggregate`, many free weights are solved in groups ([`compressed_grouping`]).
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn compressed_cut(
         &self,
         theta: &[f64],
@@ -125,6 +127,7 @@ impl CertifiedMean {
         scaled_points: &DMatrix<f64>,
         margins: &[f64],
         level: Option<f64>,
+        aggregate: bool,
         settings: &FastSettings,
     ) -> Option<Compressed> {
         let n = self.n() as f64;
@@ -158,7 +161,7 @@ impl CertifiedMean {
                 })
             };
             let round = &settings.compress.compress_round;
-            let sol = match compressed_grouping(&set, reduced.upper.len(), settings) {
+            let sol = match compressed_grouping(&set, reduced.upper.len(), aggregate, settings) {
                 Some(g) => {
                     // A restriction (module doc of `group`): its dual objective bounds nothing,
                     // so only the primal end may stop; the cut below is certified either way.
@@ -215,14 +218,18 @@ impl CertifiedMean {
 }
 
 /// The aggregation of the compressed program's free weights ([`Grouping::by_margins`] on the
-/// margins `set` carries, as the full program's rounds group theirs) when
-/// [`crate::CompressSettings::aggregate`] is on and more than
-/// [`crate::AggregateSettings::aggregate_free`] of them are free. Where the kept cut's margins
-/// leave about half the weights free (the d = 10 Gaussian's lifted refinement, `D = 55`), a
-/// compressed solve of the single weights took 0.07-1.2 s, more than the full program's grouped
-/// rounds (about 26 ms); grouped, 10-40 ms.
-fn compressed_grouping(set: &ActiveSet, free: usize, settings: &FastSettings) -> Option<Grouping> {
-    if !settings.compress.aggregate || free <= settings.aggregate.aggregate_free {
+/// margins `set` carries, as the full program's rounds group theirs) when `aggregate` and more
+/// than [`crate::AggregateSettings::aggregate_free`] of them are free. Where the kept cut's
+/// margins leave about half the weights free (the d = 10 Gaussian's lifted refinement,
+/// `D = 55`), a compressed solve of the single weights took 0.07-1.2 s, more than the full
+/// program's grouped rounds (about 26 ms); grouped, 10-40 ms.
+fn compressed_grouping(
+    set: &ActiveSet,
+    free: usize,
+    aggregate: bool,
+    settings: &FastSettings,
+) -> Option<Grouping> {
+    if !aggregate || free <= settings.aggregate.aggregate_free {
         return None;
     }
     let m: Vec<f64> = set.free().iter().map(|&i| set.margins()[i]).collect();

@@ -91,10 +91,17 @@ impl FastCm {
         let n = cm.n() as f64;
         let mut basis = cm.compression_basis(theta, cut, self.settings.compress.compress_rank);
         let mut margins: Vec<f64> = cut.quad.iter().map(|q| 1.0 - q / n).collect();
+        let aggregate = self.aggregates(cut);
         for extra in 0..=self.settings.compress.relaxed_directions {
-            let Some(Compressed { cut: relaxed, .. }) =
-                cm.compressed_cut(theta, &basis, &self.points, &margins, level, &self.settings)
-            else {
+            let Some(Compressed { cut: relaxed, .. }) = cm.compressed_cut(
+                theta,
+                &basis,
+                &self.points,
+                &margins,
+                level,
+                aggregate,
+                &self.settings,
+            ) else {
                 return Relaxed::Nothing;
             };
             let bound = relaxed.value(theta);
@@ -135,13 +142,25 @@ impl FastCm {
     /// [`crate::CompressSettings::compress_margin`] of 0): otherwise its solve costs more than the
     /// warm or cold full solve it would spare.
     fn compressible(&self, cut: &Cut) -> bool {
+        self.start_free_share(cut) <= self.settings.compress.compress_answer_free
+    }
+
+    /// True when the program compressed around `cut` aggregates its free weights: more than
+    /// [`crate::CompressSettings::aggregate_share`] of them start free.
+    fn aggregates(&self, cut: &Cut) -> bool {
+        self.start_free_share(cut) > self.settings.compress.aggregate_share
+    }
+
+    /// The share of the weights that start free in the program compressed around `cut`: their
+    /// margins under its dual within [`crate::CompressSettings::compress_margin`] of 0.
+    fn start_free_share(&self, cut: &Cut) -> f64 {
         let n = self.problem().n() as f64;
         let free = cut
             .quad
             .iter()
             .filter(|q| (1.0 - *q / n).abs() <= self.settings.compress.compress_margin)
             .count();
-        free as f64 <= self.settings.compress.compress_answer_free * n
+        free as f64 / n
     }
 
     /// A membership question at `level` answered on the program compressed around the kept
@@ -176,9 +195,16 @@ impl FastCm {
         let margins: Vec<f64> = cut.quad.iter().map(|q| 1.0 - q / n).collect();
         let mut basis = cm.compression_basis(theta, cut, self.settings.compress.compress_rank);
         let (mut last, mut grouped, mut directions) = (None, 0, 0);
-        while let Some(solved) =
-            cm.compressed_cut(theta, &basis, &self.points, &margins, level, &settings)
-        {
+        let mut aggregate = self.aggregates(cut);
+        while let Some(solved) = cm.compressed_cut(
+            theta,
+            &basis,
+            &self.points,
+            &margins,
+            level,
+            aggregate,
+            &settings,
+        ) {
             grouped += solved.grouped_solves;
             let lower = solved.cut.value(theta).max(0.0);
             if level.is_some_and(|k| lower > k) {
@@ -209,7 +235,7 @@ impl FastCm {
             if solved.grouped_solves > 0 {
                 // Undecided within the aggregation's Jensen gap: the same subspace, every weight
                 // its own variable.
-                settings.compress.aggregate = false;
+                aggregate = false;
                 continue;
             }
             if violation <= 0.0 || directions == self.settings.compress.relaxed_directions {
