@@ -58,6 +58,7 @@ fn bench_release(c: &mut Criterion) {
         gamma: instance.problem.gamma()[(0, 0)],
         epsilon: 1.0,
         sampler: SamplerKind::Slice,
+        compressed_aggregate_share: None,
     };
     let mut rng = StdRng::seed_from_u64(4);
     group.bench_function(

@@ -297,6 +297,7 @@ impl Learner for PrivateMean {
                         gamma,
                         epsilon: stage.epsilon,
                         sampler: self.privacy.sampler,
+                        compressed_aggregate_share: None,
                     };
                     let out =
                         run_cm_stage(projected, &cm, None, &mut rng, &mut |p| progress(j, p))?;

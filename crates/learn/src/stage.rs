@@ -11,7 +11,7 @@ use sosdp_sampler::{
     Ball, Domain, Ellipsoid, Intersection, MechanismSettings, Progress, Release, SamplerKind,
     Start, release,
 };
-use sosdp_score::{CertifiedMean, FastCm};
+use sosdp_score::{CertifiedMean, FastCm, FastSettings};
 use std::ops::ControlFlow;
 
 /// The public parameters of a CM stage.
@@ -26,6 +26,8 @@ pub struct CmStage<'a> {
     pub epsilon: f64,
     /// The sampling path.
     pub sampler: SamplerKind,
+    /// The score's [`sosdp_score::CompressSettings::aggregate_share`], when not its default.
+    pub compressed_aggregate_share: Option<f64>,
 }
 
 /// Run the stage on `points` (one per row), within `extra` when given (whose constraint must
@@ -41,7 +43,12 @@ pub fn run_cm_stage<R: Rng + ?Sized>(
 ) -> Result<Release, LearnError> {
     let dim = stage.centre.len();
     let gamma = DMatrix::identity(dim, dim) * stage.gamma;
-    let oracle = FastCm::new(CertifiedMean::new(&points, stage.centre, &gamma)?);
+    let mut fast = FastSettings::default();
+    if let Some(share) = stage.compressed_aggregate_share {
+        fast.compress.aggregate_share = share;
+    }
+    let oracle =
+        FastCm::new(CertifiedMean::new(&points, stage.centre, &gamma)?).with_settings(fast);
     drop(points);
     let mut parts: Vec<Box<dyn Domain + Send + Sync>> = vec![
         Box::new(Ball::new(stage.centre.to_vec(), stage.radius)?),

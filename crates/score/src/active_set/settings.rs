@@ -264,8 +264,9 @@ pub struct CompressSettings {
     /// The compressed program's free weights are aggregated like the full program's
     /// ([`AggregateSettings::aggregate_free`], [`AggregateSettings::group_core`]; MATH.md
     /// 4.10) when more than this share of the `n` weights start free in it (margins under the
-    /// kept cut's dual within `compress_margin` of 0); 1 never. Its cut and its repaired
-    /// weights are certified on the full program either way.
+    /// kept cut's dual within `compress_margin` of 0); 1 (the default) never. Its cut and its
+    /// repaired weights are certified on the full program either way. The covariance's lifted
+    /// refinement sets it (`sosdp_learn::CovarianceSettings::compressed_aggregate_share`).
     pub aggregate_share: f64,
 }
 
@@ -292,10 +293,10 @@ impl Default for CompressSettings {
                 max_iter: 60,
                 ..IpmSettings::default()
             },
-            // The d = 10 Gaussian's lifted refinement starts 45-50% of the weights free
-            // (compressed solves of 0.07-1.2 s single, 10-40 ms grouped); the d = 50 cluster
-            // mean's last stages 5-10%, where grouped solves left a third of the questions open.
-            aggregate_share: 0.25,
+            // Never: on the d = 50 cluster mean grouped solves left a third of the compressed
+            // questions open (302 of 791, against 1 of 1232 single) and its third stage ran
+            // slower with them.
+            aggregate_share: 1.0,
         }
     }
 }
