@@ -113,7 +113,7 @@ pub struct EvalStats {
     /// aggregated; [`group`]).
     pub groups: usize,
     /// Reduced problems solved with aggregated weights (of a compressed answer: its compressed
-    /// solves so aggregated, [`crate::CompressSettings::aggregate`]).
+    /// solves so aggregated, [`crate::CompressSettings::aggregate_share`]).
     pub grouped_rounds: usize,
     /// Folded weights in the last reduced problem.
     pub folded: usize,
