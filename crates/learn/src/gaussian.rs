@@ -630,7 +630,7 @@ pub type ScaledGaussian = Scaled<LocalisedGaussian>;
 
 impl Scaled<LocalisedGaussian> {
     /// The scaled Gaussian with the shared settings `privacy` (`delta > 0` needed), the bound
-    /// `condition` on the covariance's condition number, and the default [`ScaleSettings`],
+    /// `condition` on the covariance's condition number, and the default [`crate::ScaleSettings`],
     /// [`LocaliseSettings`] and [`GaussianSettings`].
     pub fn new(privacy: Privacy, condition: f64) -> Self {
         Scaled::around(LocalisedGaussian::new(privacy, 1.0), condition)
