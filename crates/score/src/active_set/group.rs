@@ -17,7 +17,7 @@
 //! doubt), and the runs grow geometrically away from it (`core`, `2 core`, `4 core`, ...),
 //! where the margins say the weights sit at one bound. When a grouped round does not decide,
 //! the next round regroups by the margins of its dual, whose crossing is more accurate.
-use crate::ipm::{LinearRow, LmiBlock, Problem, Solution};
+use crate::ipm::{self, IpmSettings, IterationReport, LinearRow, LmiBlock, Problem, Solution};
 use std::borrow::Cow;
 
 /// A partition of the reduced problem's weights into single weights and groups.
@@ -155,6 +155,28 @@ impl Grouping {
         let mut t = t0.to_vec();
         t.extend(std::iter::repeat_n(0.5, self.groups.len()));
         (a, t)
+    }
+
+    /// Solve the grouped program of `reduced` from `a0` (reduced weights) and `t0` (its free
+    /// variables), expanded back ([`Self::expand`]). The grouped program is a restriction: its
+    /// primal bounds the score from above, its dual objective bounds nothing, so `stop` sees
+    /// each iterate with the dual objective at minus infinity (only the upper end may stop).
+    pub fn solve(
+        &self,
+        reduced: &Problem,
+        a0: &[f64],
+        t0: &[f64],
+        settings: &IpmSettings,
+        stop: impl Fn(&IterationReport) -> bool,
+    ) -> Solution {
+        let (a0, t0) = self.start(a0, t0);
+        let sol = ipm::solve(&self.apply(reduced), &a0, &t0, settings, |p| {
+            stop(&IterationReport {
+                dual_objective: f64::NEG_INFINITY,
+                ..*p
+            })
+        });
+        self.expand(reduced, sol)
     }
 
     /// The solution of the reduced program from one of the grouped program: every member of a

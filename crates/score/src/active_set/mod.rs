@@ -322,18 +322,10 @@ impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
                 .flatten();
             let sol = match &grouping {
                 Some(g) => {
-                    // The grouped program is a restriction: its primal bounds the score from
-                    // above, its dual objective bounds nothing, so only the upper end may stop.
-                    let (a0, t0) = g.start(&a0, self.t0);
-                    let sol = ipm::solve(&g.apply(&reduced), &a0, &t0, &round_tolerance, |p| {
-                        let upper_only = ipm::IterationReport {
-                            dual_objective: f64::NEG_INFINITY,
-                            ..*p
-                        };
-                        stop(&upper_only, fold_cost)
-                    });
                     stats.grouped_rounds += 1;
-                    g.expand(&reduced, sol)
+                    g.solve(&reduced, &a0, self.t0, &round_tolerance, |p| {
+                        stop(p, fold_cost)
+                    })
                 }
                 None => ipm::solve(&reduced, &a0, self.t0, &round_tolerance, |p| {
                     stop(p, fold_cost)

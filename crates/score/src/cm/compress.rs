@@ -163,17 +163,9 @@ impl CertifiedMean {
             let round = &settings.compress.compress_round;
             let sol = match compressed_grouping(&set, reduced.upper.len(), aggregate, settings) {
                 Some(g) => {
-                    // A restriction (module doc of `group`): its dual objective bounds nothing,
-                    // so only the primal end may stop; the cut below is certified either way.
+                    // Only the primal end may stop; the cut below is certified either way.
                     grouped_solves += 1;
-                    let (a0, t0) = g.start(&a0, &[]);
-                    let sol = ipm::solve(&g.apply(&reduced), &a0, &t0, round, |p| {
-                        stop(&ipm::IterationReport {
-                            dual_objective: f64::NEG_INFINITY,
-                            ..*p
-                        })
-                    });
-                    g.expand(&reduced, sol)
+                    g.solve(&reduced, &a0, &[], round, stop)
                 }
                 None => ipm::solve(&reduced, &a0, &[], round, stop),
             };
