@@ -122,6 +122,10 @@ pub struct EvalStats {
     pub decided_early: bool,
     /// A warm guess was given up for a cold start (see [`Origin::Guess`]).
     pub restarted_cold: bool,
+    /// Rounds whose solve the membership query's early stop ended and whose certificate on
+    /// the full problem left the question open (at most 1: the later rounds solve without the
+    /// early stop).
+    pub open_stops: usize,
 }
 
 impl EvalStats {
@@ -264,7 +268,8 @@ impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
     /// solution to `accept`; when it declines, the statuses the round's dual contradicts are
     /// freed, the most contradicted first and at most [`repair_budget`] of them (the first
     /// repair re-derives all other statuses from that dual), or, if none is contradicted, the
-    /// next round solves more tightly (after a stalled solve: on the free set of its dual).
+    /// next round solves more tightly (after a stalled solve: on the free set of its dual;
+    /// after one `stop` ended: without the early stop, in this and every later round).
     /// The last round solves the full problem. `stop(progress, fold_cost)` may end an IPM
     /// solve early.
     ///
@@ -294,6 +299,10 @@ impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
         let mut guess = set.origin() == Origin::Guess;
         // The first round of the current start (a warm guess may give way to a cold start).
         let mut first = 0;
+        // Whether `stop` may end a round's solve early. A round it stopped whose certificate
+        // (on the full problem) leaves the question open, with no status contradicted, would
+        // stop at the same iterate again: the later rounds solve to the gap tolerance.
+        let mut early_stop = true;
         for round in 0..self.settings.repair.max_rounds {
             if round + 1 == self.settings.repair.max_rounds && set.count(Status::Free) < n {
                 set.update(full, vec![Status::Free; n]);
@@ -324,11 +333,11 @@ impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
                 Some(g) => {
                     stats.grouped_rounds += 1;
                     g.solve(&reduced, &a0, self.t0, &round_tolerance, |p| {
-                        stop(p, fold_cost)
+                        early_stop && stop(p, fold_cost)
                     })
                 }
                 None => ipm::solve(&reduced, &a0, self.t0, &round_tolerance, |p| {
-                    stop(p, fold_cost)
+                    early_stop && stop(p, fold_cost)
                 }),
             };
             stats.iterations += sol.iterations;
@@ -438,10 +447,10 @@ impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
                 // accurately next.
                 set.update(full, fresh);
                 set.set_margins(m);
-            } else if matches!(
-                sol.termination,
-                Termination::Converged | Termination::Stopped
-            ) {
+            } else if sol.termination == Termination::Stopped {
+                stats.open_stops += 1;
+                early_stop = false;
+            } else if sol.termination == Termination::Converged {
                 tolerance.gap_tol *= 0.01;
             } else if sol.termination == Termination::Stalled
                 && late_left > 0
@@ -806,5 +815,43 @@ mod tests {
         }
         by_margin.update(&full, status);
         assert!(!fold_feasible(&by_margin.reduce(&full)));
+    }
+
+    /// A round whose early stop ended its solve while its certificate left the question open
+    /// (here `accept` declines every stopped solve) is followed by a round without the early
+    /// stop, which runs to its tolerance and is accepted. Stopping again would end every
+    /// round at the same iterate until the repairs ran out (then the clarabel fallback:
+    /// minutes at n = 25000, D = 55).
+    #[test]
+    fn a_stop_left_open_is_followed_by_a_solve_without_it() {
+        let (dim, n) = (4, 400);
+        let mut rng = StdRng::seed_from_u64(5);
+        let scale = (n as f64).sqrt();
+        let points = DMatrix::from_fn(dim, n, |_, _| {
+            let z: f64 = StandardNormal.sample(&mut rng);
+            z / scale
+        });
+        let full = Problem::packing(DMatrix::identity(dim, dim) * 0.8, Cow::Owned(points));
+        let settings = FastSettings::default();
+        let rounds = Rounds {
+            full: &full,
+            settings: &settings,
+            tolerance: settings.round.clone(),
+            reduced_ok: &fold_feasible,
+            t0: &[],
+            loose_scale: 0.0,
+        };
+        let (termination, _, _, stats) = rounds
+            .run(
+                ActiveSet::all_free(&full),
+                |p, _| p.primal_residual < 1e-6 && p.dual_residual < 1e-6,
+                |_, _, sol| (sol.termination != Termination::Stopped).then_some(sol.termination),
+            )
+            .expect("the round after the open stop is accepted");
+        assert!(
+            matches!(termination, Termination::Converged | Termination::Stalled),
+            "{termination:?}"
+        );
+        assert_eq!((stats.rounds, stats.open_stops), (2, 1));
     }
 }
