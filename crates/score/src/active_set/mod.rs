@@ -122,10 +122,9 @@ pub struct EvalStats {
     pub decided_early: bool,
     /// A warm guess was given up for a cold start (see [`Origin::Guess`]).
     pub restarted_cold: bool,
-    /// Rounds whose solve the membership query's early stop ended and whose certificate on
-    /// the full problem left the question open (at most 1: the later rounds solve without the
-    /// early stop).
-    pub open_stops: usize,
+    /// A round's solve was ended by the membership query's early stop while its certificate on
+    /// the full problem left the question open; the later rounds solved without the early stop.
+    pub open_stop: bool,
 }
 
 impl EvalStats {
@@ -299,10 +298,6 @@ impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
         let mut guess = set.origin() == Origin::Guess;
         // The first round of the current start (a warm guess may give way to a cold start).
         let mut first = 0;
-        // Whether `stop` may end a round's solve early. A round it stopped whose certificate
-        // (on the full problem) leaves the question open, with no status contradicted, would
-        // stop at the same iterate again: the later rounds solve to the gap tolerance.
-        let mut early_stop = true;
         for round in 0..self.settings.repair.max_rounds {
             if round + 1 == self.settings.repair.max_rounds && set.count(Status::Free) < n {
                 set.update(full, vec![Status::Free; n]);
@@ -329,16 +324,17 @@ impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
             let grouping = (grouped_left > 0 && round + 1 < self.settings.repair.max_rounds)
                 .then(|| self.grouping(&set, &reduced))
                 .flatten();
+            // A round `stop` ended whose certificate (on the full problem) left the question
+            // open, with no status contradicted, would stop at the same iterate again: after
+            // one, the rounds solve to the gap tolerance.
+            let early_stop = !stats.open_stop;
+            let round_stop = |p: &ipm::IterationReport| early_stop && stop(p, fold_cost);
             let sol = match &grouping {
                 Some(g) => {
                     stats.grouped_rounds += 1;
-                    g.solve(&reduced, &a0, self.t0, &round_tolerance, |p| {
-                        early_stop && stop(p, fold_cost)
-                    })
+                    g.solve(&reduced, &a0, self.t0, &round_tolerance, round_stop)
                 }
-                None => ipm::solve(&reduced, &a0, self.t0, &round_tolerance, |p| {
-                    early_stop && stop(p, fold_cost)
-                }),
+                None => ipm::solve(&reduced, &a0, self.t0, &round_tolerance, round_stop),
             };
             stats.iterations += sol.iterations;
             stats.rounds += 1;
@@ -448,8 +444,7 @@ impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
                 set.update(full, fresh);
                 set.set_margins(m);
             } else if sol.termination == Termination::Stopped {
-                stats.open_stops += 1;
-                early_stop = false;
+                stats.open_stop = true;
             } else if sol.termination == Termination::Converged {
                 tolerance.gap_tol *= 0.01;
             } else if sol.termination == Termination::Stalled
@@ -852,6 +847,6 @@ mod tests {
             matches!(termination, Termination::Converged | Termination::Stalled),
             "{termination:?}"
         );
-        assert_eq!((stats.rounds, stats.open_stops), (2, 1));
+        assert_eq!((stats.rounds, stats.open_stop), (2, true));
     }
 }
