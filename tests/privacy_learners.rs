@@ -39,8 +39,8 @@ use sosdp::learn::snap;
 use sosdp::learn::symmetric::{matrix_of, spd_power, svec_of};
 use sosdp::learn::{
     Constants, CovarianceSettings, GaussianSettings, Learner, MeanSettings, PlannedStage,
-    PreconditionerPlan, PreconditionerSettings, Privacy, PrivateCovariance, PrivateGaussian,
-    PrivateMean, StageMechanism,
+    PreconditionerPlan, PreconditionerPoints, PreconditionerSettings, Privacy, PrivateCovariance,
+    PrivateGaussian, PrivateMean, StageMechanism,
 };
 use std::time::Instant;
 
@@ -133,6 +133,96 @@ fn first_stage_gaps(
     seeds
         .map(|s| (release(s, y), release(if cross { s + 1000 } else { s }, y2)))
         .collect()
+}
+
+/// Same-seed coupling of the first mean release of the preconditioner on centred records
+/// (MATH.md 5.2 with 5.3b's centring in every frame: `PreconditionerPoints::Records`), d = 2,
+/// through the fit's own path ([`PrivateCovariance::preconditioner_release`], asserted to be the
+/// first entries of a whole fit's releases) on the neighbours of the coupling test above (one
+/// record moved to `(3e5, -4e5)`), 40 seeds, a large eps so that the grid is far below the
+/// sensitivity.
+///
+/// - Bound: `|v_1 - v_1'| <= 2 rho_1 / n` (the stage's clip radius `rho_1` in the public plan),
+///   plus one grid step per coordinate.
+/// - Not vacuous: the largest gap is at least 0.4 of the bound (the moved record alone moves the
+///   clipped mean by about `(rho_1 + |x|) / n`).
+/// - Broken variant: the same stages with the clip radius 100 times the plan's, run through
+///   [`PreconditionerPlan::release`] on the records without their projection onto the plan's
+///   `record_radius` (which alone would keep the moved record within about 1.5 `rho_1`), exceed
+///   the plan's bound in every seed.
+#[test]
+fn centred_preconditioner_mean_is_coupled_on_neighbours() {
+    let learner = PrivateCovariance::new(Privacy::new(512.0), 4.0)
+        .centred(3.0)
+        .settings(CovarianceSettings {
+            preconditioner: PreconditionerSettings {
+                stages: Some(2),
+                ..Default::default()
+            },
+            preconditioner_points: PreconditionerPoints::Records,
+            refinement_stages: 1,
+            max_planned_error: 1e9,
+            ..Default::default()
+        });
+    let (small, _) = neighbours(N, 3, 0);
+    let full = seeded(&learner, 7).fit(&small).unwrap();
+    let (_, pre) = seeded(&learner, 7).preconditioner_release(&small).unwrap();
+    assert_eq!(&full.release.stage_releases[..pre.len()], &pre[..]);
+    let (y, y2) = neighbours(N_COUPLING, 11, 1234);
+    let plan = learner.plan(N_COUPLING, 2).unwrap();
+    let pre = &plan.preconditioner;
+    assert!(pre.centring.is_some());
+    let mean = pre.stages[0].mean.clone().expect("a centred stage");
+    let sensitivity = 2.0 * mean.clip_radius / N_COUPLING as f64;
+    let bound = sensitivity * (1.0 + 1e-9) + 2.0 * mean.grid;
+    assert!(
+        mean.grid < 0.1 * sensitivity,
+        "the grid {} hides the sensitivity {sensitivity}",
+        mean.grid
+    );
+    let release = |s: u64, data: &DMatrix<f64>| {
+        let (_, releases) = seeded(&learner, s).preconditioner_release(data).unwrap();
+        releases[0].release.clone()
+    };
+    let gaps: Vec<f64> = first_stage_gaps(&release, &y, &y2, 0..40, false)
+        .iter()
+        .map(|(a, b)| distance(a, b))
+        .collect();
+    let largest = gaps.iter().copied().fold(0.0, f64::max);
+    println!(
+        "centred stage mean: rho_1 = {:.3}, grid {:e}, bound {bound:.3e}, largest gap {largest:.3e}",
+        mean.clip_radius, mean.grid
+    );
+    for (s, g) in gaps.iter().enumerate() {
+        assert!(
+            *g <= bound,
+            "seed {s}: the first means differ by {g} > {bound}"
+        );
+    }
+    assert!(
+        largest >= 0.4 * bound,
+        "vacuous: largest gap {largest} < 0.4 x {bound}"
+    );
+    // Broken: the clip 100 times wider than the plan states.
+    let mut wide = pre.clone();
+    for stage in &mut wide.stages {
+        if let Some(m) = stage.mean.as_mut() {
+            m.clip_radius *= 100.0;
+        }
+    }
+    let over = (0..40u64)
+        .filter(|&s| {
+            let first = |data: &DMatrix<f64>| {
+                let mut rng = StdRng::seed_from_u64(s);
+                wide.release(data, &mut rng).1[0].release.clone()
+            };
+            distance(&first(&y), &first(&y2)) > bound
+        })
+        .count();
+    assert_eq!(
+        over, 40,
+        "the wide clip exceeded the bound in only {over} of 40 seeds"
+    );
 }
 
 /// Same-seed coupling of the first preconditioner stage (MATH.md 5.2 step 2), for the
@@ -448,7 +538,7 @@ fn preconditioner_stages_have_their_noise_law_and_scale() {
         c.preconditioner
             .stages
             .iter()
-            .map(|s| s.epsilon)
+            .map(|s| s.epsilon + s.mean.as_ref().map_or(0.0, |m| m.epsilon))
             .sum::<f64>()
             + c.refinement.iter().map(|s| s.epsilon).sum::<f64>()
             + c.centring.as_ref().map_or(0.0, |c| schedule_spent(&c.mean))

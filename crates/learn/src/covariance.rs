@@ -34,7 +34,7 @@
 //! releases, so the output is eps-DP by composition.
 use crate::learner::{Learner, Plan, check_size, records_needed};
 use crate::mean::PrivateMean;
-use crate::preconditioner::{PreconditionerPlan, PreconditionerSettings};
+use crate::preconditioner::{Points, PreconditionerPlan, PreconditionerSettings};
 use crate::privacy::{Privacy, seeded_rng};
 use crate::projection::{clean_radius, project_onto_ball, project_rows};
 use crate::release::{AccuracyBound, Diagnostics, Fit, Release, StageRelease, StepDiagnostics};
@@ -82,8 +82,15 @@ fn precondition<R: Rng + ?Sized>(
     rng: &mut R,
 ) -> (DMatrix<f64>, DMatrix<f64>, Vec<StageRelease>) {
     let order = rand::seq::index::sample(rng, data.nrows(), data.nrows()).into_vec();
-    let x = pair(&data.select_rows(order.iter()), plan.pair_radius);
-    let (frame, releases) = plan.preconditioner.release(&x, rng);
+    let shuffled = data.select_rows(order.iter());
+    let x = pair(&shuffled, plan.pair_radius);
+    let (frame, releases) = match &plan.preconditioner.centring {
+        None => plan.preconditioner.release(&x, rng),
+        Some(c) => {
+            let records = project_rows(&shuffled, &vec![0.0; data.ncols()], c.record_radius);
+            plan.preconditioner.release(&records, rng)
+        }
+    };
     (x, frame, releases)
 }
 
@@ -135,6 +142,10 @@ pub struct CovarianceSettings {
     /// ([`PrivateCovariance::centred`]; default 1/8); unused otherwise. The refinement gets what
     /// the shares leave, which must be positive.
     pub mean_share: f64,
+    /// Where the preconditioner's stages release their second moment when the learner has a
+    /// mean prior ([`PrivateCovariance::centred`]; without one, always on pairs): default
+    /// [`PreconditionerPoints::Planned`].
+    pub preconditioner_points: PreconditionerPoints,
     /// The number of Frobenius refinement stages, at least 1 (default 2).
     pub refinement_stages: usize,
     /// The largest planned error `|Sigma^-1/2 Sigma_hat Sigma^-1/2 - I|_F` a plan may have
@@ -156,11 +167,26 @@ impl Default for CovarianceSettings {
             preconditioner_share: 0.5,
             share_fallbacks: vec![0.75, 0.5],
             mean_share: 0.125,
+            preconditioner_points: PreconditionerPoints::Planned,
             refinement_stages: 2,
             max_planned_error: 0.5,
             compressed_aggregate_share: 0.25,
         }
     }
+}
+
+/// Where the preconditioner's stages release their second moment (MATH.md 5.2, 5.3b).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PreconditionerPoints {
+    /// Always on pairs (corruption `2 eta0`, `n / 2` points).
+    Pairs,
+    /// With a mean prior, plan on pairs and on records centred in every stage by a mean released
+    /// in its frame ([`Points::Records`]: corruption `eta0`, `n` points, plus the means' offset)
+    /// and keep the smaller planned error.
+    #[default]
+    Planned,
+    /// With a mean prior, always on centred records.
+    Records,
 }
 
 /// The public plan of a covariance fit.
@@ -409,31 +435,62 @@ impl PrivateCovariance {
 
     /// The plan at the preconditioner share [`CovarianceSettings::preconditioner_share`] when it
     /// is acceptable, else at the first of its [`CovarianceSettings::share_fallbacks`] that is;
-    /// when none is, the plan (or refusal) at the preferred share. No acceptance check.
+    /// when none is, the plan (or refusal) at the preferred share. At each share, with a mean
+    /// prior ([`PrivateCovariance::centred`]) and [`PreconditionerPoints::Planned`], the
+    /// preconditioner is planned on pairs and on centred records and the acceptable plan with
+    /// the smaller planned error kept (ties: pairs). No acceptance check.
     fn plan_unchecked(&self, n: usize, d: usize) -> Result<CovariancePlan, LearnError> {
-        let preferred = self.plan_at_share(n, d);
-        if preferred.as_ref().is_ok_and(|p| self.acceptable(p)) {
-            return preferred;
-        }
         let share = self.settings.preconditioner_share;
+        let points: &[bool] = match (self.mean_prior, self.settings.preconditioner_points) {
+            (Some(_), PreconditionerPoints::Planned) => &[false, true],
+            (Some(_), PreconditionerPoints::Records) => &[true],
+            _ => &[false],
+        };
+        let at_share = |factor: f64| -> Vec<Result<CovariancePlan, LearnError>> {
+            let learner = self.clone().settings(CovarianceSettings {
+                preconditioner_share: factor * share,
+                ..self.settings.clone()
+            });
+            points
+                .iter()
+                .map(|&centred| learner.plan_at_share(n, d, centred))
+                .collect()
+        };
+        let best = |plans: Vec<Result<CovariancePlan, LearnError>>| {
+            plans
+                .into_iter()
+                .filter_map(Result::ok)
+                .filter(|p| self.acceptable(p))
+                .reduce(|a, b| {
+                    if b.planned_error < a.planned_error {
+                        b
+                    } else {
+                        a
+                    }
+                })
+        };
+        let mut preferred = at_share(1.0);
+        // `preferred[0]`: the plan (or refusal) on the first points tried.
+        if let Some(plan) = best(preferred.clone()) {
+            return Ok(plan);
+        }
         self.settings
             .share_fallbacks
             .iter()
-            .filter_map(|factor| {
-                let settings = CovarianceSettings {
-                    preconditioner_share: factor * share,
-                    ..self.settings.clone()
-                };
-                self.clone().settings(settings).plan_at_share(n, d).ok()
-            })
-            .find(|p| self.acceptable(p))
-            .map_or(preferred, Ok)
+            .find_map(|&factor| best(at_share(factor)))
+            .map_or(preferred.swap_remove(0), Ok)
     }
 
-    /// The plan at the preconditioner share of the settings, without the acceptance check.
-    /// Centred, every switch point `c` is planned and the one with the smallest planned error
+    /// The plan at the preconditioner share of the settings, without the acceptance check, with
+    /// the preconditioner on pairs or (`centred_frames`) on centred records. Centred, every
+    /// switch point `c` of the refinement is planned and the one with the smallest planned error
     /// kept (ties: the earliest).
-    fn plan_at_share(&self, n: usize, d: usize) -> Result<CovariancePlan, LearnError> {
+    fn plan_at_share(
+        &self,
+        n: usize,
+        d: usize,
+        centred_frames: bool,
+    ) -> Result<CovariancePlan, LearnError> {
         let m = n / 2;
         if m < 2 * d + 2 {
             return Err(LearnError::TooFewSamples(format!(
@@ -453,13 +510,24 @@ impl PrivateCovariance {
             records: clean_radius(n, d, beta_projection),
         };
         let beta = 0.75 * beta;
+        let (points, corruption) = match self.mean_prior.filter(|_| centred_frames) {
+            Some(radius) => (
+                Points::Records {
+                    count: n,
+                    mean_prior: radius,
+                    record_radius: radius + self.kappa.sqrt() * rho.records,
+                },
+                self.privacy.corruption,
+            ),
+            None => (Points::Pairs(m), 2.0 * self.privacy.corruption),
+        };
         let preconditioner = PreconditionerPlan::new(
-            m,
+            points,
             d,
             self.kappa,
             self.settings.preconditioner_share * self.privacy.epsilon,
             0.5 * beta,
-            2.0 * self.privacy.corruption,
+            corruption,
             &self.settings.preconditioner,
         )?;
         let kappa_j = preconditioner.kappa;

@@ -9,7 +9,9 @@
 //! Privacy: the eps split (default 1/2 preconditioner, 1/8 mean, 3/8 refinement,
 //! docs/calibration.md) is data-independent; every step whitens or centres by earlier releases
 //! (already private), which is adaptive composition, so the fit is eps-DP.
-use crate::covariance::{CovariancePlan, CovarianceSettings, PrivateCovariance};
+use crate::covariance::{
+    CovariancePlan, CovarianceSettings, PreconditionerPoints, PrivateCovariance,
+};
 use crate::learner::{Learner, Plan, check_size};
 use crate::localise::{LocalisationPlan, LocaliseSettings, fit_localised, shift_rows};
 use crate::mean::PrivateMean;
@@ -57,6 +59,10 @@ pub struct GaussianSettings {
     /// error under a 1% cluster at d = 5 and lowered the clean error at d = 10 from 0.28 to 0.17,
     /// at 1.1-1.2x the time of pairs, docs/learners.md).
     pub centring: Centring,
+    /// Where the covariance's preconditioner releases its second moment when the covariance
+    /// step has the mean prior (the centred refinement); on pairs otherwise (default
+    /// [`PreconditionerPoints::Planned`]: the smaller planned covariance error).
+    pub preconditioner_points: PreconditionerPoints,
 }
 
 /// Whether a Gaussian fit centres its refinement (MATH.md 5.3b). Centring halves the
@@ -81,6 +87,7 @@ impl Default for GaussianSettings {
             mean_share: 0.125,
             refinement_stages: 2,
             centring: Centring::Planned,
+            preconditioner_points: PreconditionerPoints::Planned,
         }
     }
 }
@@ -172,6 +179,7 @@ impl PrivateGaussian {
             share_fallbacks: self.settings.share_fallbacks.clone(),
             mean_share,
             refinement_stages: self.settings.refinement_stages,
+            preconditioner_points: self.settings.preconditioner_points,
             ..CovarianceSettings::default()
         };
         if centred {

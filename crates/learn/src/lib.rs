@@ -50,7 +50,7 @@ pub mod symmetric;
 
 pub use covariance::{
     CentringPlan, CovarianceFit, CovariancePlan, CovarianceRelease, CovarianceSettings,
-    PrivateCovariance, ScaledCovariance,
+    PreconditionerPoints, PrivateCovariance, ScaledCovariance,
 };
 pub use error::LearnError;
 pub use gaussian::{
@@ -64,7 +64,7 @@ pub use mean::{
     LocalisedFit, LocalisedMean, LocalisedPlan, LocalisedRelease, MeanFit, MeanRelease,
     MeanSettings, PrivateMean, check_data,
 };
-pub use preconditioner::{PreconditionerPlan, PreconditionerSettings};
+pub use preconditioner::{Points, PreconditionerPlan, PreconditionerSettings};
 pub use privacy::Privacy;
 pub use release::{AccuracyBound, Diagnostics, Estimate, Fit, NonPrivate, Release, StageRelease};
 pub use scale::{DEFAULT_CONDITION, Rescalable, ScalePlan, ScaleSettings, Scaled, ScaledPlan};

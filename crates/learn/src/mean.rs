@@ -345,7 +345,7 @@ impl Learner for PrivateMean {
 /// into the public box `centre +- radius` ([`snap::snap`]). The clamp never moves the release
 /// away from a mean inside the stage's ball (the plan's event); the rounding is in the plan's
 /// accuracy.
-fn additive_release<R: rand::Rng + ?Sized>(
+pub(crate) fn additive_release<R: rand::Rng + ?Sized>(
     projected: &DMatrix<f64>,
     centre: &[f64],
     radius: f64,

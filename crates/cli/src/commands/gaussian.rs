@@ -13,8 +13,8 @@ use super::{DeltaArg, LearnerArgs, run_learner};
 use crate::CliError;
 use clap::{Args, ValueEnum};
 use sosdp_learn::{
-    Centring, DEFAULT_CONDITION, GaussianSettings, LocalisedGaussian, PrivateCovariance,
-    PrivateGaussian, ScaledCovariance, ScaledGaussian,
+    Centring, CovarianceSettings, DEFAULT_CONDITION, GaussianSettings, LocalisedGaussian,
+    PreconditionerPoints, PrivateCovariance, PrivateGaussian, ScaledCovariance, ScaledGaussian,
 };
 
 /// Arguments shared by both commands.
@@ -60,6 +60,42 @@ pub struct CovarianceArgs {
     /// refinement stages run on the n records instead of n/2 pairs. Without it, pairs.
     #[arg(long, value_name = "R", allow_negative_numbers = true)]
     radius: Option<f64>,
+    #[command(flatten)]
+    preconditioner: PreconditionerArg,
+}
+
+/// `--preconditioner`: [`PreconditionerPoints`].
+#[derive(Debug, Args)]
+pub struct PreconditionerArg {
+    /// Where the preconditioner releases its second moment when the refinement is centred (a
+    /// prior radius is given): `planned` plans on pairs and on records centred in every stage by
+    /// a mean released in its frame, and keeps the smaller planned covariance error, before the
+    /// data are read; `pairs`; `records`. Without the centred refinement: pairs [default:
+    /// planned].
+    #[arg(long, value_enum, value_name = "POINTS")]
+    preconditioner: Option<PointsArg>,
+}
+
+impl PreconditionerArg {
+    fn points(&self) -> PreconditionerPoints {
+        self.preconditioner
+            .map_or(PreconditionerPoints::default(), |p| match p {
+                PointsArg::Planned => PreconditionerPoints::Planned,
+                PointsArg::Pairs => PreconditionerPoints::Pairs,
+                PointsArg::Records => PreconditionerPoints::Records,
+            })
+    }
+}
+
+/// The values of `--preconditioner`.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum PointsArg {
+    /// The smaller planned covariance error of the two.
+    Planned,
+    /// Always on pairs.
+    Pairs,
+    /// On centred records.
+    Records,
 }
 
 /// The arguments of `sosdp gaussian`.
@@ -79,6 +115,8 @@ pub struct GaussianArgs {
     /// [default: planned, the library's `GaussianSettings` default].
     #[arg(long, value_enum)]
     centring: Option<CentringArg>,
+    #[command(flatten)]
+    preconditioner: PreconditionerArg,
 }
 
 /// `--centring`: [`Centring`].
@@ -109,7 +147,11 @@ pub fn run_covariance(args: &CovarianceArgs) -> Result<(), CliError> {
         let learner = ScaledCovariance::new(a.learner.privacy(), condition);
         return run_learner(&a.learner, "step", &learner);
     }
-    let learner = PrivateCovariance::new(a.learner.privacy(), a.kappa());
+    let learner =
+        PrivateCovariance::new(a.learner.privacy(), a.kappa()).settings(CovarianceSettings {
+            preconditioner_points: args.preconditioner.points(),
+            ..Default::default()
+        });
     let learner = match args.radius {
         Some(radius) => learner.centred(radius),
         None => learner,
@@ -125,6 +167,7 @@ pub fn run_gaussian(args: &GaussianArgs) -> Result<(), CliError> {
     let defaults = GaussianSettings::default();
     let settings = GaussianSettings {
         centring: args.centring.map_or(defaults.centring, Into::into),
+        preconditioner_points: args.preconditioner.points(),
         ..defaults
     };
     match (args.radius, a.kappa, a.condition) {
