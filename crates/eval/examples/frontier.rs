@@ -5,7 +5,8 @@
 //! the largest record corruption the plan accepts at that size (bisection on the plan); or the
 //! plan's refusal with the number of records it needs. No data is touched. The refinement's
 //! centring (MATH.md 5.3b) is the plan's choice (the default), or never with the argument
-//! `pairs`, or always with `centred`; the table says which the plan took.
+//! `pairs`, or always with `centred`; with a centred refinement the preconditioner runs on pairs
+//! or on centred records (MATH.md 5.2), the plan's choice. The table says which the plan took.
 //!
 //! `cargo run --release -p sosdp-eval --example frontier [pairs|centred]`
 use sosdp_learn::{Centring, GaussianSettings, Learner, Privacy, PrivateGaussian};
@@ -17,9 +18,9 @@ fn main() {
         _ => Centring::Planned,
     };
     println!(
-        "| d | n | J | kappa_J | refinement | planned (calibrated) error | worst-case bound | largest corruption accepted |"
+        "| d | n | J | kappa_J | preconditioner | refinement | planned (calibrated) error | worst-case bound | largest corruption accepted |"
     );
-    println!("|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|");
     for d in [2usize, 3, 5, 10, 20] {
         for n in [6_000usize, 20_000, 50_000, 100_000, 200_000, 1_000_000] {
             let learner = |eta: f64| {
@@ -54,13 +55,18 @@ fn main() {
                         .map_or("pairs".to_string(), |c| {
                             format!("centred after {}", c.after_stages)
                         });
+                    let frames = if pre.centring.is_some() {
+                        "centred records"
+                    } else {
+                        "pairs"
+                    };
                     println!(
-                        "| {d} | {n} | {} | {:.2} | {points} | {bound:.3} | {worst} | {lo:.4} |",
+                        "| {d} | {n} | {} | {:.2} | {frames} | {points} | {bound:.3} | {worst} | {lo:.4} |",
                         pre.stages.len(),
                         pre.kappa
                     );
                 }
-                Err(e) => println!("| {d} | {n} | - | - | - | refused: {e} | - | - |"),
+                Err(e) => println!("| {d} | {n} | - | - | - | - | refused: {e} | - | - |"),
             }
         }
     }

@@ -737,7 +737,12 @@ impl PrivateCovariance {
             probability: 1.0 - self.privacy.beta,
             assumptions: self.assumptions(),
             basis: format!(
-                "MATH 5.2 (staged preconditioner: Sigma ⪯ U ⪯ {:.2} Sigma) carried through the refinement stages (2.3) in the worst case{}, with calibrated constants (docs/calibration.md), for the exact mechanism",
+                "MATH 5.2 (staged preconditioner{}: Sigma ⪯ U ⪯ {:.2} Sigma) carried through the refinement stages (2.3) in the worst case{}, with calibrated constants (docs/calibration.md), for the exact mechanism",
+                if plan.preconditioner.centring.is_some() {
+                    " on records centred in every frame by a mean released there"
+                } else {
+                    ""
+                },
                 plan.preconditioner.kappa,
                 match &plan.centring {
                     Some(c) => format!(

@@ -1,6 +1,6 @@
 //! The staged additive preconditioner (MATH.md 5.2): a public frame `U` with
-//! `Sigma ⪯ U ⪯ kappa_J Sigma`, released stage by stage from the pairs' clipped second moment
-//! plus Frobenius-norm noise.
+//! `Sigma ⪯ U ⪯ kappa_J Sigma`, released stage by stage from the pairs' (or the centred
+//! records') clipped second moment plus Frobenius-norm noise.
 //!
 //! **Stages.** Public inputs: the prior `I ⪯ Sigma ⪯ K I`, `eps_pre`, the clip `lambda` (the
 //! `clip_probability` quantile of chi-square with `d` degrees of freedom), `J` stages with
@@ -44,6 +44,30 @@
 //! plan picks the `J <= max_stages` with the smallest `kappa_J`, and refuses (before the data
 //! are read) when `b >= 1` or some `rho_j >= 1`: then the corruption is above what the
 //! preconditioner tolerates at this `n`, or `n` is too small.
+//!
+//! **Centred records** ([`Points::Records`], MATH.md 5.3b's centring in every frame). Pairs cost
+//! twice: a fraction `eta0` of corrupted records spoils `2 eta0` of the `n / 2` pairs. With the
+//! prior `|mu| <= R` the stages can run on the `n` records (projected onto a public ball), each
+//! stage first releasing a mean in its own frame: with the public centre `mu_j` (`mu_0 = 0`) and
+//! `|W_j (mu - mu_j)| <= a_j` (`a_0 = R / sqrt(K)`),
+//! 1. `v_j` = the mean of `W_j (x_i - mu_j)` clipped to the ball of radius `rho_j = a_j + r`
+//!    (`r^2` the `mean_clip_probability` quantile of chi-square(d)), plus norm noise of scale
+//!    `2 rho_j / (n eps_m)` ([`crate::norm_noise`], `eps_m = mean_share eps_j`), snapped and
+//!    clamped into `[-rho_j, rho_j]^d` (which holds `W_j (mu - mu_j)`): pure `eps_m`-DP;
+//!    `mu_{j+1} = mu_j + U_j^{1/2} v_j`;
+//! 2. `S_j` as above on the records centred at `mu_{j+1}`, with `(1 - mean_share) eps_j` and
+//!    `Delta_F = sqrt 2 lambda / n`.
+//!
+//! The release is within `e_j` of `W_j (mu - mu_j)` ([`StageMean::accuracy`]: sampling, the
+//! clip's bias, `2 eta rho_j` for the corruption, the noise's quantile, the rounding), so the
+//! clean records centred at it have a whitened mean offset `o` with `|o| <= o_j = e_j + s_n`.
+//! Their second moment is their centred sample covariance plus `o o^T`: on the upper side it adds
+//! `o_j^2 I`, `rho_j = (eta lambda + o_j^2 + 2 (nu_j + r_j)) / (1 - b_j)`; on the lower side the
+//! clip's edge moves in to `sqrt(lambda) - o_j` and the surplus `(v^T o)^2` pays for the offset's
+//! share of what the clip and the adversary remove, `b_j = zeta + s_n^2 + (clip_j + loss) / (1 -
+//! p_j)` ([`StageMean::slack`]). The next centre's error is `a_{j+1} = sqrt(kappa_j) e_j`
+//! (`U_{j+1} ⪰ Sigma`, `U_j ⪯ kappa_j Sigma`). Every quantity is public, and the `S_j` of a
+//! stage is computed after its `v_j` is released, so the stages compose to `eps_pre`.
 use crate::LearnError;
 use crate::frobenius_noise::{self, QuantileSettings, operator_norm_quantile};
 use crate::mean::additive_release;
