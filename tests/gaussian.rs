@@ -125,8 +125,9 @@ fn bad_settings_and_data_are_rejected_before_any_computation() {
 
 /// The centred refinement (MATH.md 5.3b) under the covariance adversaries of MATH.md 6 (far,
 /// cluster, inflated) at a quarter of the largest corruption the centred plan accepts: d = 2,
-/// n = 50000, eps = 2, K = 100, R = 10, condition number 20, 5 seeds per adversary (15 fits).
-/// The plan must centre and have a worst-case bound; the bound (with the centring's rank-one
+/// n = 50000, eps = 2, K = 100, R = 10, condition number 20, 5 seeds per adversary (15 fits),
+/// with the preconditioner on records centred in every frame (MATH.md 5.2, the plan's choice
+/// here by default). The plan must centre both and have a worst-case bound; the bound (with the centring's rank-one
 /// bias) and the mean's Mahalanobis bound must hold in at least `1 - beta` of the fits (all 15
 /// at beta = 0.05).
 ///
@@ -138,12 +139,13 @@ fn bad_settings_and_data_are_rejected_before_any_computation() {
 #[test]
 fn centred_refinement_bound_holds_under_adversaries() {
     use sosdp::eval::{CovarianceAdversary, CovarianceEstimator, EmpiricalCovariance};
-    use sosdp::learn::{Centring, GaussianSettings};
+    use sosdp::learn::{Centring, GaussianSettings, PreconditionerPoints};
     let (d, n, seeds, beta) = (2, 50_000, 5u64, 0.05);
     let learner = |eta: f64| {
         PrivateGaussian::new(Privacy::new(2.0).corruption(eta), 10.0, 100.0).settings(
             GaussianSettings {
                 centring: Centring::Always,
+                preconditioner_points: PreconditionerPoints::Records,
                 ..Default::default()
             },
         )
@@ -177,6 +179,7 @@ fn centred_refinement_bound_holds_under_adversaries() {
                 .unwrap();
             let plan = &fit.release.plan;
             let centring = plan.covariance.centring.as_ref().expect("the plan centres");
+            assert!(plan.covariance.preconditioner.centring.is_some());
             let bound = plan
                 .covariance
                 .guaranteed_error
