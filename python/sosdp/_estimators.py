@@ -236,6 +236,12 @@ class PrivateCovariance(_PrivateEstimator):
         epsilon, still pure DP) and the fit runs with the public prior ``K`` of the plan's
         ``scale`` on the records divided by ``sqrt(u)``. The accuracy bounds assume the
         condition number is at most C.
+    preconditioner : {"planned", "pairs", "records"} or None, default None
+        Where the covariance's preconditioner releases its second moment when the refinement
+        is centred (MATH.md 5.2): on pairs, or on records centred in every stage by a mean
+        released in its frame (the record corruption instead of twice it on half the points);
+        "planned" keeps the smaller planned error, before the data are read; None is the
+        library's default, "planned". Without a centred refinement: pairs.
 """
         + _COMMON_DOC
         + """    covariance_ : ndarray of shape (n_features, n_features)
@@ -255,6 +261,7 @@ class PrivateCovariance(_PrivateEstimator):
         *,
         radius=None,
         condition=None,
+        preconditioner=None,
         sampler="slice",
         diagnostics=False,
         progress=False,
@@ -262,7 +269,12 @@ class PrivateCovariance(_PrivateEstimator):
         _store(self, locals())
 
     def _priors(self):
-        return {"kappa": self.kappa, "radius": self.radius, "condition": self.condition}
+        return {
+            "kappa": self.kappa,
+            "radius": self.radius,
+            "condition": self.condition,
+            "preconditioner": self.preconditioner,
+        }
 
 
 class PrivateGaussian(_PrivateEstimator):
@@ -291,6 +303,12 @@ class PrivateGaussian(_PrivateEstimator):
         Whether the covariance's refinement is centred by the mean (MATH.md 5.3b); "planned"
         keeps the smaller planned error, before the data are read; None is the library's
         default, "planned".
+    preconditioner : {"planned", "pairs", "records"} or None, default None
+        Where the covariance's preconditioner releases its second moment when the refinement
+        is centred (MATH.md 5.2): on pairs, or on records centred in every stage by a mean
+        released in its frame (the record corruption instead of twice it on half the points);
+        "planned" keeps the smaller planned error, before the data are read; None is the
+        library's default, "planned". Without a centred refinement: pairs.
 """
         + _DELTA_DOC
         + _COMMON_DOC
@@ -315,6 +333,7 @@ class PrivateGaussian(_PrivateEstimator):
         delta=0.0,
         condition=None,
         centring=None,
+        preconditioner=None,
         sampler="slice",
         diagnostics=False,
         progress=False,
@@ -335,4 +354,5 @@ class PrivateGaussian(_PrivateEstimator):
             "kappa": self.kappa,
             "condition": self.condition,
             "centring": self.centring,
+            "preconditioner": self.preconditioner,
         }

@@ -10,20 +10,22 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use serde::Serialize;
 use sosdp_learn::{
-    Centring, DEFAULT_CONDITION, Fit, GaussianEstimate, GaussianSettings, LearnError, Learner,
-    LocalisedGaussian, LocalisedMean, Plan, Privacy, PrivateCovariance, PrivateGaussian,
-    PrivateMean, SamplerKind, ScaledCovariance, ScaledGaussian,
+    Centring, CovarianceSettings, DEFAULT_CONDITION, Fit, GaussianEstimate, GaussianSettings,
+    LearnError, Learner, LocalisedGaussian, LocalisedMean, Plan, PreconditionerPoints, Privacy,
+    PrivateCovariance, PrivateGaussian, PrivateMean, SamplerKind, ScaledCovariance, ScaledGaussian,
 };
 
 /// A learner with its public parameters: `Spec(learner, *, epsilon, corruption, beta, seed,
-/// sampler, delta=0, radius=None, kappa=None, condition=None, centring=None)` with `learner`
+/// sampler, delta=0, radius=None, kappa=None, condition=None, centring=None,
+/// preconditioner=None)` with `learner`
 /// one of `"mean"` (needs `radius`, or `delta > 0` to localise without it, MATH.md 5.5 (a)),
 /// `"covariance"` (needs `kappa`, or `condition` in its place without `radius`; `radius`
 /// centres its refinement, MATH.md 5.3b) and
 /// `"gaussian"` (needs `kappa`, and `radius` or `delta > 0`; or, with `delta > 0` and no
 /// `radius`, `condition` in place of `kappa`, the scale found privately, with `condition`
 /// 1000 when neither is given; `centring` is `"planned"`, `"always"` or `"never"`;
-/// `None` is the library's default, `"planned"`).
+/// `preconditioner` (covariance with `radius`, and gaussian) is `"planned"`, `"pairs"` or
+/// `"records"` (MATH.md 5.2); `None` is the library's default, `"planned"`).
 #[pyclass(frozen, module = "sosdp._core")]
 pub struct Spec {
     learner: AnyLearner,
@@ -68,7 +70,7 @@ type FitOutput<'py> = (
 #[pymethods]
 impl Spec {
     #[new]
-    #[pyo3(signature = (learner, *, epsilon, corruption, beta, seed, sampler, delta=0.0, radius=None, kappa=None, condition=None, centring=None))]
+    #[pyo3(signature = (learner, *, epsilon, corruption, beta, seed, sampler, delta=0.0, radius=None, kappa=None, condition=None, centring=None, preconditioner=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         learner: &str,
@@ -82,7 +84,19 @@ impl Spec {
         kappa: Option<f64>,
         condition: Option<f64>,
         centring: Option<&str>,
+        preconditioner: Option<&str>,
     ) -> PyResult<Self> {
+        let preconditioner_points = match preconditioner {
+            None => PreconditionerPoints::default(),
+            Some("planned") => PreconditionerPoints::Planned,
+            Some("pairs") => PreconditionerPoints::Pairs,
+            Some("records") => PreconditionerPoints::Records,
+            Some(other) => {
+                return Err(PyValueError::new_err(format!(
+                    "preconditioner must be 'planned', 'pairs' or 'records', got {other:?}"
+                )));
+            }
+        };
         let sampler = match sampler {
             "slice" => SamplerKind::Slice,
             "mala" => SamplerKind::Mala,
@@ -135,7 +149,11 @@ impl Spec {
                 }
                 (None, radius) => {
                     let covariance =
-                        PrivateCovariance::new(privacy, required("kappa` or `condition", kappa)?);
+                        PrivateCovariance::new(privacy, required("kappa` or `condition", kappa)?)
+                            .settings(CovarianceSettings {
+                                preconditioner_points,
+                                ..Default::default()
+                            });
                     AnyLearner::Covariance(match radius {
                         Some(radius) => covariance.centred(radius),
                         None => covariance,
@@ -156,6 +174,7 @@ impl Spec {
                 };
                 let settings = GaussianSettings {
                     centring,
+                    preconditioner_points,
                     ..GaussianSettings::default()
                 };
                 match (kappa, condition) {

@@ -126,6 +126,7 @@ def test_parameters_are_checked_before_the_data():
         (sosdp.PrivateMean(epsilon=1.0, radius=1.0, sampler="layer-cake"), "sampler"),
         (sosdp.PrivateCovariance(epsilon=1.0, kappa=None), "kappa"),
         (sosdp.PrivateGaussian(epsilon=1.0, radius=1.0, kappa=5.0, centring="sometimes"), "centring"),
+        (sosdp.PrivateGaussian(epsilon=1.0, radius=1.0, kappa=5.0, preconditioner="triples"), "preconditioner"),
     ]:
         with pytest.raises(ValueError, match=message):
             est.fit(bad_x)
@@ -221,3 +222,20 @@ def test_delta_replaces_the_prior_radius_and_a_refusal_is_a_release():
     assert np.all(np.abs(np.diag(cov.covariance_) / 300.0**2 - 1.0) <= 0.5)
     with pytest.raises(ValueError, match="not both"):
         sosdp.PrivateGaussian(epsilon=2.0, kappa=4.0, condition=4.0, delta=1e-6).fit(X)
+
+
+def test_the_preconditioner_on_pairs_or_centred_records():
+    # MATH.md 5.2: with a prior radius the preconditioner may run on records centred in every
+    # stage; the plan says which (a `centring` entry and a `mean` per stage), and the default
+    # ("planned") picks the smaller planned error.
+    plans = {
+        p: sosdp.PrivateGaussian(2.0, 10.0, 100.0, corruption=0.01, preconditioner=p).plan(100000, 5)
+        for p in ["pairs", "records", None]
+    }
+    pre = {p: plan["covariance"]["preconditioner"] for p, plan in plans.items()}
+    assert "centring" not in pre["pairs"] and all("mean" not in s for s in pre["pairs"]["stages"])
+    assert "centring" in pre["records"] and all("mean" in s for s in pre["records"]["stages"])
+    errors = {p: plan["covariance"]["planned_error"] for p, plan in plans.items()}
+    assert errors["records"] < errors["pairs"] and pre[None] == pre["records"]
+    cov = sosdp.PrivateCovariance(2.0, 100.0, radius=10.0, preconditioner="records").plan(100000, 5)
+    assert "centring" in cov["preconditioner"]
