@@ -430,7 +430,8 @@ pub struct PreconditionerPlan {
     pub clip_bias: f64,
     /// The corruption's loss `eta_p (1 + 2 log(1 / eta_p))`, the last term of the slack `b`.
     pub corruption_loss: f64,
-    /// The slack `b = zeta + clip_bias + corruption_loss`.
+    /// The slack `b = zeta + clip_bias + corruption_loss` of every stage on pairs (on centred
+    /// records each stage's [`StageMean::slack`], which is larger, replaces it).
     pub slack: f64,
     /// The stages, in order.
     pub stages: Vec<PreconditionerStage>,
