@@ -7,6 +7,7 @@ use rand::rngs::StdRng;
 use sosdp::eval::{
     covariance_sample, frobenius_error, mahalanobis_error, spectral_error, tv_bound,
 };
+use sosdp::learn::PreconditionerPoints;
 use sosdp::learn::symmetric::spd_power;
 use sosdp::{LearnError, Learner, Privacy, PrivateCovariance, PrivateGaussian};
 
@@ -34,7 +35,7 @@ fn gaussian_learner_on_ill_conditioned_gaussians() {
             eta <= 0.5 * pre.tolerated_pair_corruption,
             "the test's corruption must be one the plan tolerates"
         );
-        let stage_releases: Vec<Vec<f64>> = release.stage_releases[..pre.stages.len()]
+        let stage_releases: Vec<Vec<f64>> = release.stage_releases[..pre.release_count()]
             .iter()
             .map(|r| r.release.clone())
             .collect();
@@ -126,8 +127,8 @@ fn bad_settings_and_data_are_rejected_before_any_computation() {
 /// The centred refinement (MATH.md 5.3b) under the covariance adversaries of MATH.md 6 (far,
 /// cluster, inflated) at a quarter of the largest corruption the centred plan accepts: d = 2,
 /// n = 50000, eps = 2, K = 100, R = 10, condition number 20, 5 seeds per adversary (15 fits),
-/// with the preconditioner on records centred in every frame (MATH.md 5.2, the plan's choice
-/// here by default). The plan must centre both and have a worst-case bound; the bound (with the centring's rank-one
+/// once with the preconditioner on records centred in every frame (MATH.md 5.2, the plan's
+/// choice here by default) and once on pairs. The plan must centre and have a worst-case bound; the bound (with the centring's rank-one
 /// bias) and the mean's Mahalanobis bound must hold in at least `1 - beta` of the fits (all 15
 /// at beta = 0.05).
 ///
@@ -138,14 +139,21 @@ fn bad_settings_and_data_are_rejected_before_any_computation() {
 /// where an exact estimate of the biased second moment attains it.
 #[test]
 fn centred_refinement_bound_holds_under_adversaries() {
-    use sosdp::eval::{CovarianceAdversary, CovarianceEstimator, EmpiricalCovariance};
-    use sosdp::learn::{Centring, GaussianSettings, PreconditionerPoints};
     let (d, n, seeds, beta) = (2, 50_000, 5u64, 0.05);
+    for points in [PreconditionerPoints::Records, PreconditionerPoints::Pairs] {
+        centred_bound_holds(d, n, seeds, beta, points);
+    }
+}
+
+/// [`centred_refinement_bound_holds_under_adversaries`] with the preconditioner on `points`.
+fn centred_bound_holds(d: usize, n: usize, seeds: u64, beta: f64, points: PreconditionerPoints) {
+    use sosdp::eval::{CovarianceAdversary, CovarianceEstimator, EmpiricalCovariance};
+    use sosdp::learn::{Centring, GaussianSettings};
     let learner = |eta: f64| {
         PrivateGaussian::new(Privacy::new(2.0).corruption(eta), 10.0, 100.0).settings(
             GaussianSettings {
                 centring: Centring::Always,
-                preconditioner_points: PreconditionerPoints::Records,
+                preconditioner_points: points,
                 ..Default::default()
             },
         )
@@ -179,7 +187,10 @@ fn centred_refinement_bound_holds_under_adversaries() {
                 .unwrap();
             let plan = &fit.release.plan;
             let centring = plan.covariance.centring.as_ref().expect("the plan centres");
-            assert!(plan.covariance.preconditioner.centring.is_some());
+            assert_eq!(
+                plan.covariance.preconditioner.centring.is_some(),
+                points == PreconditionerPoints::Records
+            );
             let bound = plan
                 .covariance
                 .guaranteed_error
@@ -192,7 +203,7 @@ fn centred_refinement_bound_holds_under_adversaries() {
                 &s.covariance,
             );
             println!(
-                "{name}, eta {eta:.4}, seed {seed}: Frobenius {frob:.4} (bound {bound:.4}, bias t {:.5}), mean {mean:.4} (bound {:.4}), empirical {empirical:.4}",
+                "{points:?}: {name}, eta {eta:.4}, seed {seed}: Frobenius {frob:.4} (bound {bound:.4}, bias t {:.5}), mean {mean:.4} (bound {:.4}), empirical {empirical:.4}",
                 centring.bias,
                 centring.mahalanobis_bound()
             );

@@ -225,6 +225,181 @@ fn centred_preconditioner_mean_is_coupled_on_neighbours() {
     );
 }
 
+/// The noise of every release of the preconditioner on centred records (MATH.md 5.2), d = 2,
+/// recovered from the releases of [`PreconditionerPlan::release`] (what the fit calls) on fixed
+/// records, 1000 seeds. For stage `j` the frame `U_j` and the centre `mu_j` are public
+/// functions of the earlier releases, so the clipped statistics are recomputed here: the mean's
+/// `m_j` (rows `W_j (x_i - mu_j)` clipped to the plan's radius `rho_j`) and the second moment's
+/// `Z_j` about `mu_{j+1}`. The recovered noise `v_j - m_j` is compared (two-sample KS at level
+/// 1e-4, radius over scale and the first direction coordinate) with this test's own draws of
+/// `snap(m_j + z) - m_j`, `z` l2-Laplace of scale `2 rho_j / (n eps_j / 8)`, and `S_j - Z_j` with
+/// `snap(Z_j + N) - Z_j`, `N` of scale `sqrt 2 lambda / (n 7 eps_j / 8)`: scales from the plan's
+/// public inputs (eps, the stage count, the default share 1/8, `rho_j`, `lambda`, `n`), not read
+/// from the stages. Broken variant: the same plan with every stage's noise scales halved is
+/// rejected.
+#[test]
+fn centred_preconditioner_noise_has_its_law_and_scale() {
+    let clock = Instant::now();
+    let (draws, alpha) = (1000, 1e-4);
+    let learner = PrivateCovariance::new(Privacy::new(8.0), 4.0)
+        .centred(3.0)
+        .settings(CovarianceSettings {
+            preconditioner: PreconditionerSettings {
+                stages: Some(2),
+                ..Default::default()
+            },
+            preconditioner_points: PreconditionerPoints::Records,
+            refinement_stages: 1,
+            max_planned_error: 1e9,
+            ..Default::default()
+        });
+    let plan = learner.plan(N, 2).unwrap().preconditioner;
+    let centring = plan.centring.clone().expect("centred records");
+    let (y, _) = neighbours(N, 5, 0);
+    let records = project_rows(&y, &[0.0, 0.0], centring.record_radius);
+    let lines = check_centred_noise(&plan, &plan, &records, draws, 1, alpha).unwrap();
+    for line in &lines {
+        println!("{line}");
+    }
+    let mut broken = plan.clone();
+    for stage in &mut broken.stages {
+        stage.noise_scale /= 2.0;
+        if let Some(m) = stage.mean.as_mut() {
+            m.noise_scale /= 2.0;
+        }
+    }
+    assert!(
+        check_centred_noise(&broken, &plan, &records, draws, 1, alpha).is_err(),
+        "the halved noise was not rejected"
+    );
+    println!("{:.1} s", clock.elapsed().as_secs_f64());
+}
+
+/// Runs `used.release` on `records` with seeds `seed..seed + draws` and checks every stage's two
+/// noises against the law that `expected`'s public inputs give
+/// ([`centred_preconditioner_noise_has_its_law_and_scale`]).
+fn check_centred_noise(
+    used: &PreconditionerPlan,
+    expected: &PreconditionerPlan,
+    records: &DMatrix<f64>,
+    draws: usize,
+    seed: u64,
+    alpha: f64,
+) -> Result<Vec<String>, String> {
+    use sosdp::learn::preconditioner::{clipped_second_moment, whitened_clipped};
+    let (n, d) = (records.nrows() as f64, records.ncols());
+    let stages = expected.stages.len();
+    let eps_j = expected.epsilon / stages as f64;
+    let mut rng = StdRng::seed_from_u64(seed ^ 0x5eed);
+    // Per stage: (observed noise, reference noise) for the mean and the second moment.
+    let mut noise = vec![(vec![], vec![], vec![], vec![]); stages];
+    for t in 0..draws {
+        let mut release_rng = StdRng::seed_from_u64(seed + t as u64);
+        let (_, releases) = used.release(records, &mut release_rng);
+        let svecs: Vec<Vec<f64>> = releases.iter().map(|r| r.release.clone()).collect();
+        let mut centre = DVector::zeros(d);
+        for (j, stage) in expected.stages.iter().enumerate() {
+            let frame = if j == 0 {
+                DMatrix::identity(d, d) * expected.prior
+            } else {
+                expected.frame_from_releases(&svecs[..2 * j])
+            };
+            let w = spd_power(&frame, -0.5);
+            let mean = stage.mean.as_ref().expect("a centred stage");
+            let m: Vec<f64> = whitened_clipped(records, &centre, &w, mean.clip_radius)
+                .row_sum()
+                .iter()
+                .map(|v| v / n)
+                .collect();
+            let v = &svecs[2 * j];
+            let mean_scale = 2.0 * mean.clip_radius / (n * 0.125 * eps_j);
+            let grid = snap::grid(mean_scale);
+            let mut reference: Vec<f64> = m
+                .iter()
+                .zip(reference_noise(&mut rng, d, mean_scale))
+                .map(|(a, z)| a + z)
+                .collect();
+            snap::snap(&mut reference, &vec![0.0; d], mean.clip_radius, grid);
+            noise[j].0.push(
+                v.iter()
+                    .zip(&m)
+                    .map(|(a, b)| (a - b) / mean_scale)
+                    .collect::<Vec<f64>>(),
+            );
+            noise[j].1.push(
+                reference
+                    .iter()
+                    .zip(&m)
+                    .map(|(a, b)| (a - b) / mean_scale)
+                    .collect::<Vec<f64>>(),
+            );
+            centre += spd_power(&frame, 0.5) * DVector::from_column_slice(v);
+            let centred = DMatrix::from_fn(records.nrows(), d, |i, k| records[(i, k)] - centre[k]);
+            let z = svec_of(&clipped_second_moment(&centred, &w, expected.lambda));
+            let moment_scale = std::f64::consts::SQRT_2 * expected.lambda / (n * 0.875 * eps_j);
+            let grid = snap::grid(moment_scale);
+            let mut reference: Vec<f64> = z
+                .iter()
+                .zip(reference_noise(&mut rng, z.len(), moment_scale))
+                .map(|(a, b)| a + b)
+                .collect();
+            snap::snap(
+                &mut reference,
+                &vec![0.0; z.len()],
+                stage.box_half_width,
+                grid,
+            );
+            let s_j = &svecs[2 * j + 1];
+            noise[j].2.push(
+                s_j.iter()
+                    .zip(&z)
+                    .map(|(a, b)| (a - b) / moment_scale)
+                    .collect::<Vec<f64>>(),
+            );
+            noise[j].3.push(
+                reference
+                    .iter()
+                    .zip(&z)
+                    .map(|(a, b)| (a - b) / moment_scale)
+                    .collect::<Vec<f64>>(),
+            );
+        }
+    }
+    let radius = |v: &Vec<f64>| v.iter().map(|a| a * a).sum::<f64>().sqrt();
+    let mut lines = vec![];
+    for (j, (mean_obs, mean_ref, moment_obs, moment_ref)) in noise.iter().enumerate() {
+        for (name, obs, reference) in [
+            ("mean", mean_obs, mean_ref),
+            ("second moment", moment_obs, moment_ref),
+        ] {
+            let (r_obs, r_ref): (Vec<f64>, Vec<f64>) = (
+                obs.iter().map(radius).collect(),
+                reference.iter().map(radius).collect(),
+            );
+            lines.push(ks_two_check(
+                &format!("stage {} {name} radius / scale", j + 1),
+                &r_obs,
+                &r_ref,
+                alpha,
+            )?);
+            let (c_obs, c_ref): (Vec<f64>, Vec<f64>) = (
+                obs.iter().map(|v| v[0] / radius(v).max(1e-300)).collect(),
+                reference
+                    .iter()
+                    .map(|v| v[0] / radius(v).max(1e-300))
+                    .collect(),
+            );
+            lines.push(ks_two_check(
+                &format!("stage {} {name} direction 1", j + 1),
+                &c_obs,
+                &c_ref,
+                alpha,
+            )?);
+        }
+    }
+    Ok(lines)
+}
+
 /// Same-seed coupling of the first preconditioner stage (MATH.md 5.2 step 2), for the
 /// covariance learner and the Gaussian learner (its covariance step), d = 2, n = 4000 records
 /// of a rotated `N(mu, Sigma)`; the neighbour moves one record to `(3e5, -4e5)` (its pair is

@@ -75,7 +75,8 @@ pub fn pair(data: &DMatrix<f64>, radius: f64) -> DMatrix<f64> {
 
 /// The fit's first steps: the pairs of `data` in a random (data-independent) order, so that a
 /// sorted or grouped file still gives i.i.d. differences, then the staged preconditioner on
-/// them: the pairs, the frame `U_J` and the stage releases.
+/// them, or on the shuffled records projected onto the plan's ball when it runs on centred
+/// records: the pairs, the frame `U_J` and the stage releases.
 fn precondition<R: Rng + ?Sized>(
     data: &DMatrix<f64>,
     plan: &CovariancePlan,
@@ -185,7 +186,7 @@ pub enum PreconditionerPoints {
     /// and keep the smaller planned error.
     #[default]
     Planned,
-    /// With a mean prior, always on centred records.
+    /// Always on centred records; needs the mean prior.
     Records,
 }
 
@@ -435,7 +436,8 @@ impl PrivateCovariance {
 
     /// The plan at the preconditioner share [`CovarianceSettings::preconditioner_share`] when it
     /// is acceptable, else at the first of its [`CovarianceSettings::share_fallbacks`] that is;
-    /// when none is, the plan (or refusal) at the preferred share. At each share, with a mean
+    /// when none is, the plan with the smallest planned error (or the first refusal) at the
+    /// preferred share. At each share, with a mean
     /// prior ([`PrivateCovariance::centred`]) and [`PreconditionerPoints::Planned`], the
     /// preconditioner is planned on pairs and on centred records and the acceptable plan with
     /// the smaller planned error kept (ties: pairs). No acceptance check.
@@ -469,16 +471,42 @@ impl PrivateCovariance {
                     }
                 })
         };
-        let mut preferred = at_share(1.0);
-        // `preferred[0]`: the plan (or refusal) on the first points tried.
+        let preferred = at_share(1.0);
         if let Some(plan) = best(preferred.clone()) {
             return Ok(plan);
         }
-        self.settings
+        if let Some(plan) = self
+            .settings
             .share_fallbacks
             .iter()
             .find_map(|&factor| best(at_share(factor)))
-            .map_or(preferred.swap_remove(0), Ok)
+        {
+            return Ok(plan);
+        }
+        // None acceptable: the preferred share's plan with the smallest planned error, or its
+        // first refusal.
+        let mut first_error = None;
+        let mut smallest: Option<CovariancePlan> = None;
+        for plan in preferred {
+            match plan {
+                Ok(p)
+                    if smallest
+                        .as_ref()
+                        .is_none_or(|s| p.planned_error < s.planned_error) =>
+                {
+                    smallest = Some(p)
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    first_error.get_or_insert(e);
+                }
+            }
+        }
+        match (smallest, first_error) {
+            (Some(plan), _) => Ok(plan),
+            (None, Some(e)) => Err(e),
+            (None, None) => unreachable!("at least one kind of points is planned"),
+        }
     }
 
     /// The plan at the preconditioner share of the settings, without the acceptance check, with
@@ -678,7 +706,8 @@ impl PrivateCovariance {
     /// (tests/privacy_learners.rs): exactly the first steps of [`Learner::fit`] on `data` (the
     /// checks, the public plan, the seeded randomness, the shuffle, the pairing and the staged
     /// release of [`PreconditionerPlan::release`]) without the refinement. Returns the frame
-    /// `U_J` and the stage releases `S_j`, the same as the first entries of the fit's
+    /// `U_J` and the stage releases (the `S_j`, each after its mean `v_j` on centred records),
+    /// the same as the first entries of the fit's
     /// `stage_releases` for the same seed; each is an eps-share release covered by the
     /// guarantee, and `U_J` is computed from them.
     pub fn preconditioner_release(
@@ -855,6 +884,14 @@ impl Learner for PrivateCovariance {
                 "a fallback of the preconditioner share is a factor in (0, 1), got {f}"
             )));
         }
+        if self.settings.preconditioner_points == PreconditionerPoints::Records
+            && self.mean_prior.is_none()
+        {
+            return Err(LearnError::InvalidSetting(
+                "the preconditioner on centred records needs the prior |mu| <= R (the centred covariance, --radius R)".into(),
+            ));
+        }
+        self.settings.preconditioner.validate()?;
         if let Some(radius) = self.mean_prior {
             // The centring mean's own checks (the plan checks its radius in the frame, up to
             // sqrt(2) R).

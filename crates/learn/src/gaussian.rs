@@ -179,7 +179,12 @@ impl PrivateGaussian {
             share_fallbacks: self.settings.share_fallbacks.clone(),
             mean_share,
             refinement_stages: self.settings.refinement_stages,
-            preconditioner_points: self.settings.preconditioner_points,
+            // Without the mean prior the preconditioner is on pairs.
+            preconditioner_points: if centred {
+                self.settings.preconditioner_points
+            } else {
+                PreconditionerPoints::Pairs
+            },
             ..CovarianceSettings::default()
         };
         if centred {
@@ -337,6 +342,13 @@ impl Learner for PrivateGaussian {
             )));
         }
         self.privacy.validate()?;
+        if self.settings.centring == Centring::Never
+            && self.settings.preconditioner_points == PreconditionerPoints::Records
+        {
+            return Err(LearnError::InvalidSetting(
+                "the preconditioner on centred records needs the centred refinement (centring never keeps pairs)".into(),
+            ));
+        }
         if self.settings.centring != Centring::Never {
             self.covariance_learner_with(true).validate()?;
         }

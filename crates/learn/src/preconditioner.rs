@@ -50,16 +50,16 @@
 //! prior `|mu| <= R` the stages can run on the `n` records (projected onto a public ball), each
 //! stage first releasing a mean in its own frame: with the public centre `mu_j` (`mu_0 = 0`) and
 //! `|W_j (mu - mu_j)| <= a_j` (`a_0 = R / sqrt(K)`),
-//! 1. `v_j` = the mean of `W_j (x_i - mu_j)` clipped to the ball of radius `rho_j = a_j + r`
-//!    (`r^2` the `mean_clip_probability` quantile of chi-square(d)), plus norm noise of scale
-//!    `2 rho_j / (n eps_m)` ([`crate::norm_noise`], `eps_m = mean_share eps_j`), snapped and
-//!    clamped into `[-rho_j, rho_j]^d` (which holds `W_j (mu - mu_j)`): pure `eps_m`-DP;
+//! 1. `v_j` = the mean of `W_j (x_i - mu_j)` clipped to the ball of radius `q_j = a_j + c`
+//!    (`c^2` the `mean_clip_probability` quantile of chi-square(d)), plus norm noise of scale
+//!    `2 q_j / (n eps_m)` ([`crate::norm_noise`], `eps_m = mean_share eps_j`), snapped and
+//!    clamped into `[-q_j, q_j]^d` (which holds `W_j (mu - mu_j)`): pure `eps_m`-DP;
 //!    `mu_{j+1} = mu_j + U_j^{1/2} v_j`;
 //! 2. `S_j` as above on the records centred at `mu_{j+1}`, with `(1 - mean_share) eps_j` and
 //!    `Delta_F = sqrt 2 lambda / n`.
 //!
 //! The release is within `e_j` of `W_j (mu - mu_j)` ([`StageMean::accuracy`]: sampling, the
-//! clip's bias, `2 eta rho_j` for the corruption, the noise's quantile, the rounding), so the
+//! clip's bias, `2 eta q_j` for the corruption, the noise's quantile, the rounding), so the
 //! clean records centred at it have a whitened mean offset `o` with `|o| <= o_j = e_j + s_n`.
 //! Their second moment is their centred sample covariance plus `o o^T`: on the upper side it adds
 //! `o_j^2 I`, `rho_j = (eta lambda + o_j^2 + 2 (nu_j + r_j)) / (1 - b_j)`; on the lower side the
@@ -89,6 +89,19 @@ pub fn clipped_second_moment(x: &DMatrix<f64>, w: &DMatrix<f64>, lambda: f64) ->
     clipped.transpose() * &clipped / x.nrows() as f64
 }
 
+/// The rows `W (x_i - centre)` (`W` symmetric) clipped to the ball of radius `radius`: a
+/// centred stage's mean is their average, which moves by at most `2 radius / n` when one record
+/// is replaced.
+pub fn whitened_clipped(
+    x: &DMatrix<f64>,
+    centre: &DVector<f64>,
+    w: &DMatrix<f64>,
+    radius: f64,
+) -> DMatrix<f64> {
+    let offset = DMatrix::from_fn(x.nrows(), x.ncols(), |i, k| x[(i, k)] - centre[k]);
+    project_rows(&(offset * w), &vec![0.0; x.ncols()], radius)
+}
+
 /// The preconditioner's settings (MATH.md 5.2). Privacy never depends on them; accuracy does.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PreconditionerSettings {
@@ -112,9 +125,26 @@ pub struct PreconditionerSettings {
     /// (default 1/8; the second moment gets the rest).
     pub mean_share: f64,
     /// Centred records: each stage clips its whitened records to the ball of radius
-    /// `a_j + r` around the public centre, `a_j` the centre's planned error and `r^2` this
+    /// `a_j + c` around the public centre, `a_j` the centre's planned error and `c^2` this
     /// quantile of chi-square with `d` degrees of freedom (default 0.999).
     pub mean_clip_probability: f64,
+}
+
+impl PreconditionerSettings {
+    /// The centred stages' settings: `mean_share` and `mean_clip_probability` in `(0, 1)`.
+    pub fn validate(&self) -> Result<(), LearnError> {
+        for (name, value) in [
+            ("mean_share", self.mean_share),
+            ("mean_clip_probability", self.mean_clip_probability),
+        ] {
+            if !(value > 0.0 && value < 1.0) {
+                return Err(LearnError::InvalidSetting(format!(
+                    "the preconditioner's {name} must be in (0, 1), got {value}"
+                )));
+            }
+        }
+        Ok(())
+    }
 }
 
 impl Default for PreconditionerSettings {
@@ -134,7 +164,8 @@ impl Default for PreconditionerSettings {
 /// One planned stage.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct PreconditionerStage {
-    /// The stage's share `eps_j` of eps.
+    /// The second moment's share of eps: `eps_j` on pairs, `(1 - mean_share) eps_j` on centred
+    /// records (the stage's mean has the rest, [`StageMean::epsilon`]).
     pub epsilon: f64,
     /// The noise's scale `Delta_F / eps_j`.
     pub noise_scale: f64,
@@ -147,7 +178,8 @@ pub struct PreconditionerStage {
     /// The half-width `B_j = lambda + t_j` of the public box every `svec` coordinate of the
     /// release is clamped into (`t_j`: `|N_j|_F <= t_j` with probability `1 - beta_pre / (4J)`).
     pub box_half_width: f64,
-    /// `rho_j = (eta_p lambda + 2 (nu_j + r_j)) / (1 - b)`.
+    /// `rho_j = (eta_p lambda + 2 (nu_j + r_j)) / (1 - b)`; on centred records
+    /// `(eta0 lambda + o_j^2 + 2 (nu_j + r_j)) / (1 - b_j)` ([`StageMean`]).
     pub contraction: f64,
     /// `kappa_{j+1}`: `Sigma ⪯ U_{j+1} ⪯ kappa_{j+1} Sigma` on the planned event.
     pub kappa: f64,
@@ -166,16 +198,16 @@ pub struct StageMean {
     /// `a_j`: `|W_j (mu_j - mu)| <= a_j` on the planned event (`R / sqrt(K)` at `j = 0`,
     /// `sqrt(kappa_{j-1}) e_{j-1}` after: `U_j ⪰ Sigma` and `U_{j-1} ⪯ kappa_{j-1} Sigma`).
     pub centre_error: f64,
-    /// `rho_j = a_j + r`: the whitened records `W_j (x_i - mu_j)` are clipped to this ball, and
-    /// the release is clamped into the box `[-rho_j, rho_j]^d`, which holds `W_j (mu - mu_j)`.
+    /// `q_j = a_j + c`: the whitened records `W_j (x_i - mu_j)` are clipped to this ball, and
+    /// the release is clamped into the box `[-q_j, q_j]^d`, which holds `W_j (mu - mu_j)`.
     pub clip_radius: f64,
-    /// The noise's scale `2 rho_j / (n eps_m)` (replacing one record moves the clipped mean by
-    /// at most `2 rho_j / n`).
+    /// The noise's scale `2 q_j / (n eps_m)` (replacing one record moves the clipped mean by
+    /// at most `2 q_j / n`).
     pub noise_scale: f64,
     /// The release's grid: the smallest power of two `>= noise_scale`.
     pub grid: f64,
     /// `e_j >= |v_j - W_j (mu - mu_j)|`: the clean records' sampling `s_n`, the clip's bias
-    /// `sqrt(d) P(chi^2_{d+1} > r^2)`, the corruption's `2 eta rho_j`, the noise's
+    /// `sqrt(d) P(chi^2_{d+1} > c^2)`, the corruption's `2 eta q_j`, the noise's
     /// `1 - beta / (8J)` quantile and the rounding.
     pub accuracy: f64,
     /// `o_j = e_j + s_n`: the whitened clean records, centred at the release, have mean offset
@@ -230,10 +262,11 @@ pub struct StageCentring {
     /// Every record is projected onto `B(0, record_radius)` before the stages (which holds the
     /// clean records on the event of the caller's projection).
     pub record_radius: f64,
-    /// `r`, the clip's margin beyond the centre's error.
+    /// `c`, the clip's margin beyond the centre's error.
     pub clip_margin: f64,
-    /// `s_n = sqrt(d/n') + sqrt(2 log(8 / beta) / n')`, `n' = (1 - eta) n`: the clean records'
-    /// mean is within `s_n` of `mu` in the norm of `Sigma^{-1}`, and so in every frame's
+    /// `s_n = sqrt(d/n') + sqrt(2 log(8 / beta) / n')`, `n' = (1 - eta) n` (conservative: the
+    /// draws are `n`): the mean of the `n` draws before the adversary's replacements is within
+    /// `s_n` of `mu` in the norm of `Sigma^{-1}`, and so in every frame's
     /// whitened norm (`|Sigma~_j^{-1/2} W_j g| = |Sigma^{-1/2} g|`, polar decomposition; and
     /// `Sigma~_j ⪯ I`): one event for all stages.
     pub sampling: f64,
@@ -420,7 +453,7 @@ pub struct PreconditionerPlan {
     pub beta: f64,
     /// The points' corrupted fraction: `eta_p = 2 eta0` on pairs, `eta0` on centred records.
     pub pair_corruption: f64,
-    /// The clip: pairs are clipped to norm `sqrt(lambda)` in each stage's frame.
+    /// The clip: the points are clipped to norm `sqrt(lambda)` in each stage's frame.
     pub lambda: f64,
     /// `Delta_F = sqrt 2 lambda / m`.
     pub sensitivity: f64,
@@ -430,8 +463,9 @@ pub struct PreconditionerPlan {
     pub clip_bias: f64,
     /// The corruption's loss `eta_p (1 + 2 log(1 / eta_p))`, the last term of the slack `b`.
     pub corruption_loss: f64,
-    /// The slack `b = zeta + clip_bias + corruption_loss` of every stage on pairs (on centred
-    /// records each stage's [`StageMean::slack`], which is larger, replaces it).
+    /// The slack `b = zeta + clip_bias + corruption_loss` of every stage on pairs; on centred
+    /// records (with `n` and `eta0`) a lower bound on each stage's own [`StageMean::slack`],
+    /// which replaces it.
     pub slack: f64,
     /// The stages, in order.
     pub stages: Vec<PreconditionerStage>,
@@ -543,8 +577,7 @@ impl PreconditionerPlan {
             let points = match &stage.mean {
                 None => x,
                 Some(mean) => {
-                    let offset = DMatrix::from_fn(x.nrows(), d, |i, k| x[(i, k)] - centre[k]);
-                    let clipped = project_rows(&(offset * &w), &origin, mean.clip_radius);
+                    let clipped = whitened_clipped(x, &centre, &w, mean.clip_radius);
                     let v = additive_release(
                         &clipped,
                         &origin,
@@ -602,7 +635,7 @@ impl PreconditionerPlan {
     /// `S_j` in `svec`, each after its mean on centred records), as it computed it:
     /// post-processing of the release, so anyone holding it can recompute the frame.
     pub fn frame_from_releases(&self, releases: &[Vec<f64>]) -> DMatrix<f64> {
-        let per_stage = if self.centring.is_some() { 2 } else { 1 };
+        let per_stage = self.release_count() / self.stages.len().max(1);
         let moments: Vec<&Vec<f64>> = releases
             .iter()
             .skip(per_stage - 1)

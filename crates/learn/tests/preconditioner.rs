@@ -8,7 +8,7 @@ use rand::rngs::StdRng;
 use rand_distr::{Distribution, StandardNormal};
 use sosdp_learn::frobenius_noise;
 use sosdp_learn::preconditioner::{
-    Points, PreconditionerPlan, PreconditionerSettings, clipped_second_moment,
+    Points, PreconditionerPlan, PreconditionerSettings, clipped_second_moment, whitened_clipped,
 };
 use sosdp_learn::special::gamma_upper;
 use sosdp_learn::symmetric::spd_power;
@@ -403,16 +403,11 @@ fn centred_stage_mean_has_its_sensitivity() {
     let mut rng = StdRng::seed_from_u64(2);
     let (n, d, rho) = (200, 4, 3.0);
     let (mut worst, mut unclipped) = (0.0f64, 0.0f64);
+    // The library's clip (what a centred stage averages), or none.
     let clipped_mean = |x: &DMatrix<f64>, w: &DMatrix<f64>, centre: &DVector<f64>, clip: bool| {
-        let mut sum = DVector::zeros(x.ncols());
-        for row in x.row_iter() {
-            let mut c = w * (row.transpose() - centre);
-            if clip && c.norm() > rho {
-                c *= rho / c.norm();
-            }
-            sum += c;
-        }
-        sum / x.nrows() as f64
+        let radius = if clip { rho } else { f64::INFINITY };
+        let rows = whitened_clipped(x, centre, w, radius);
+        rows.row_sum().transpose() / x.nrows() as f64
     };
     for trial in 0..200 {
         let x = gaussian(&mut rng, n, d) * 3.0;

@@ -35,9 +35,10 @@ pub struct LearnerArgs {
     /// for covariance and gaussian: pairing records doubles it). The release's accuracy bound
     /// accounts for it; a plan where eta0 plus the mechanism's own score bound k*/n reaches 1/2
     /// is rejected before the data are read. The covariance's staged preconditioner (MATH 5.2)
-    /// tolerates a corruption its plan states (`tolerated_pair_corruption / 2`, about 0.85-1.5% at
-    /// d = 10 with n >= 50000, 1-3% at d = 2-5); above it, or when n is too small, the plan is refused before the
-    /// data are read, with the number of records it would need.
+    /// tolerates a corruption its plan states (`tolerated_pair_corruption`, of the pairs or of the
+    /// centred records; about 0.85-1.9% of the records at d = 10 with n >= 50000, 1.4-3% at
+    /// d = 2-5); above it, or when n is too small, the plan is refused before the data are read,
+    /// with the number of records it would need.
     #[arg(
         long,
         value_name = "ETA",
