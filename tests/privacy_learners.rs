@@ -50,7 +50,12 @@ use std::time::Instant;
 /// refinement stage, the prior `I ⪯ Sigma ⪯ 4 I`. A large eps keeps the snapping grid (when
 /// the releases are snapped) within about `Delta_F` of the coupling bound.
 fn covariance_learner(epsilon: f64) -> PrivateCovariance {
-    PrivateCovariance::new(Privacy::new(epsilon), 4.0).settings(CovarianceSettings {
+    PrivateCovariance::new(Privacy::new(epsilon), 4.0).settings(small_plan())
+}
+
+/// Two preconditioner stages, one refinement stage, any planned error.
+fn small_plan() -> CovarianceSettings {
+    CovarianceSettings {
         preconditioner: PreconditionerSettings {
             stages: Some(2),
             ..Default::default()
@@ -58,7 +63,18 @@ fn covariance_learner(epsilon: f64) -> PrivateCovariance {
         refinement_stages: 1,
         max_planned_error: 1e9,
         ..Default::default()
-    })
+    }
+}
+
+/// [`covariance_learner`] centred with the prior `|mu| <= 3`, its preconditioner on centred
+/// records (MATH.md 5.2).
+fn centred_records_learner(epsilon: f64) -> PrivateCovariance {
+    PrivateCovariance::new(Privacy::new(epsilon), 4.0)
+        .centred(3.0)
+        .settings(CovarianceSettings {
+            preconditioner_points: PreconditionerPoints::Records,
+            ..small_plan()
+        })
 }
 
 /// The Gaussian learner at d = 2 with one refinement stage (the preconditioner's stage count
@@ -152,18 +168,7 @@ fn first_stage_gaps(
 ///   the plan's bound in every seed.
 #[test]
 fn centred_preconditioner_mean_is_coupled_on_neighbours() {
-    let learner = PrivateCovariance::new(Privacy::new(512.0), 4.0)
-        .centred(3.0)
-        .settings(CovarianceSettings {
-            preconditioner: PreconditionerSettings {
-                stages: Some(2),
-                ..Default::default()
-            },
-            preconditioner_points: PreconditionerPoints::Records,
-            refinement_stages: 1,
-            max_planned_error: 1e9,
-            ..Default::default()
-        });
+    let learner = centred_records_learner(512.0);
     let (small, _) = neighbours(N, 3, 0);
     let full = seeded(&learner, 7).fit(&small).unwrap();
     let (_, pre) = seeded(&learner, 7).preconditioner_release(&small).unwrap();
@@ -241,18 +246,7 @@ fn centred_preconditioner_mean_is_coupled_on_neighbours() {
 fn centred_preconditioner_noise_has_its_law_and_scale() {
     let clock = Instant::now();
     let (draws, alpha) = (1000, 1e-4);
-    let learner = PrivateCovariance::new(Privacy::new(8.0), 4.0)
-        .centred(3.0)
-        .settings(CovarianceSettings {
-            preconditioner: PreconditionerSettings {
-                stages: Some(2),
-                ..Default::default()
-            },
-            preconditioner_points: PreconditionerPoints::Records,
-            refinement_stages: 1,
-            max_planned_error: 1e9,
-            ..Default::default()
-        });
+    let learner = centred_records_learner(8.0);
     let plan = learner.plan(N, 2).unwrap().preconditioner;
     let centring = plan.centring.clone().expect("centred records");
     let (y, _) = neighbours(N, 5, 0);
@@ -313,56 +307,23 @@ fn check_centred_noise(
                 .collect();
             let v = &svecs[2 * j];
             let mean_scale = 2.0 * mean.clip_radius / (n * 0.125 * eps_j);
-            let grid = snap::grid(mean_scale);
-            let mut reference: Vec<f64> = m
-                .iter()
-                .zip(reference_noise(&mut rng, d, mean_scale))
-                .map(|(a, z)| a + z)
-                .collect();
-            snap::snap(&mut reference, &vec![0.0; d], mean.clip_radius, grid);
-            noise[j].0.push(
-                v.iter()
-                    .zip(&m)
-                    .map(|(a, b)| (a - b) / mean_scale)
-                    .collect::<Vec<f64>>(),
-            );
-            noise[j].1.push(
-                reference
-                    .iter()
-                    .zip(&m)
-                    .map(|(a, b)| (a - b) / mean_scale)
-                    .collect::<Vec<f64>>(),
-            );
+            let (observed, reference) =
+                recovered_and_reference(&mut rng, v, &m, mean_scale, mean.clip_radius);
+            noise[j].0.push(observed);
+            noise[j].1.push(reference);
             centre += spd_power(&frame, 0.5) * DVector::from_column_slice(v);
             let centred = DMatrix::from_fn(records.nrows(), d, |i, k| records[(i, k)] - centre[k]);
             let z = svec_of(&clipped_second_moment(&centred, &w, expected.lambda));
             let moment_scale = std::f64::consts::SQRT_2 * expected.lambda / (n * 0.875 * eps_j);
-            let grid = snap::grid(moment_scale);
-            let mut reference: Vec<f64> = z
-                .iter()
-                .zip(reference_noise(&mut rng, z.len(), moment_scale))
-                .map(|(a, b)| a + b)
-                .collect();
-            snap::snap(
-                &mut reference,
-                &vec![0.0; z.len()],
+            let (observed, reference) = recovered_and_reference(
+                &mut rng,
+                &svecs[2 * j + 1],
+                &z,
+                moment_scale,
                 stage.box_half_width,
-                grid,
             );
-            let s_j = &svecs[2 * j + 1];
-            noise[j].2.push(
-                s_j.iter()
-                    .zip(&z)
-                    .map(|(a, b)| (a - b) / moment_scale)
-                    .collect::<Vec<f64>>(),
-            );
-            noise[j].3.push(
-                reference
-                    .iter()
-                    .zip(&z)
-                    .map(|(a, b)| (a - b) / moment_scale)
-                    .collect::<Vec<f64>>(),
-            );
+            noise[j].2.push(observed);
+            noise[j].3.push(reference);
         }
     }
     let radius = |v: &Vec<f64>| v.iter().map(|a| a * a).sum::<f64>().sqrt();
@@ -398,6 +359,36 @@ fn check_centred_noise(
         }
     }
     Ok(lines)
+}
+
+/// The noise recovered from a snapped `release` of `statistic`, `(release - statistic) / scale`,
+/// and this test's own draw of it, `(snap(statistic + z) - statistic) / scale` with `z`
+/// l2-Laplace of scale `scale`, the grid of `scale` and the box `+-half_width`.
+fn recovered_and_reference(
+    rng: &mut StdRng,
+    release: &[f64],
+    statistic: &[f64],
+    scale: f64,
+    half_width: f64,
+) -> (Vec<f64>, Vec<f64>) {
+    let mut reference: Vec<f64> = statistic
+        .iter()
+        .zip(reference_noise(rng, statistic.len(), scale))
+        .map(|(a, z)| a + z)
+        .collect();
+    snap::snap(
+        &mut reference,
+        &vec![0.0; statistic.len()],
+        half_width,
+        snap::grid(scale),
+    );
+    let scaled = |v: &[f64]| -> Vec<f64> {
+        v.iter()
+            .zip(statistic)
+            .map(|(a, b)| (a - b) / scale)
+            .collect()
+    };
+    (scaled(release), scaled(&reference))
 }
 
 /// Same-seed coupling of the first preconditioner stage (MATH.md 5.2 step 2), for the

@@ -217,6 +217,15 @@ class PrivateMean(_PrivateEstimator):
         return {"radius": self.radius, "delta": self.delta}
 
 
+_PRECONDITIONER_DOC = """    preconditioner : {"planned", "pairs", "records"} or None, default None
+        Where the covariance's preconditioner releases its second moment when the refinement
+        is centred (MATH.md 5.2): on pairs, or on records centred in every stage by a mean
+        released in its frame (the record corruption instead of twice it on half the points);
+        "planned" keeps the smaller planned error, before the data are read; None is the
+        library's default, "planned". Without a centred refinement: pairs.
+"""
+
+
 class PrivateCovariance(_PrivateEstimator):
     __doc__ = (
         """The private, robust covariance of records from ``N(mu, Sigma)`` (MATH.md 5.2, 5.3).
@@ -236,13 +245,8 @@ class PrivateCovariance(_PrivateEstimator):
         epsilon, still pure DP) and the fit runs with the public prior ``K`` of the plan's
         ``scale`` on the records divided by ``sqrt(u)``. The accuracy bounds assume the
         condition number is at most C.
-    preconditioner : {"planned", "pairs", "records"} or None, default None
-        Where the covariance's preconditioner releases its second moment when the refinement
-        is centred (MATH.md 5.2): on pairs, or on records centred in every stage by a mean
-        released in its frame (the record corruption instead of twice it on half the points);
-        "planned" keeps the smaller planned error, before the data are read; None is the
-        library's default, "planned". Without a centred refinement: pairs.
 """
+        + _PRECONDITIONER_DOC
         + _COMMON_DOC
         + """    covariance_ : ndarray of shape (n_features, n_features)
         The private covariance.
@@ -303,13 +307,8 @@ class PrivateGaussian(_PrivateEstimator):
         Whether the covariance's refinement is centred by the mean (MATH.md 5.3b); "planned"
         keeps the smaller planned error, before the data are read; None is the library's
         default, "planned".
-    preconditioner : {"planned", "pairs", "records"} or None, default None
-        Where the covariance's preconditioner releases its second moment when the refinement
-        is centred (MATH.md 5.2): on pairs, or on records centred in every stage by a mean
-        released in its frame (the record corruption instead of twice it on half the points);
-        "planned" keeps the smaller planned error, before the data are read; None is the
-        library's default, "planned". Without a centred refinement: pairs.
 """
+        + _PRECONDITIONER_DOC
         + _DELTA_DOC
         + _COMMON_DOC
         + """    location_ : ndarray of shape (n_features,) or None

@@ -95,6 +95,26 @@ fn precondition<R: Rng + ?Sized>(
     (x, frame, releases)
 }
 
+/// Of `plans`, the first with the smallest `error`, or when none is `Ok` the first refusal;
+/// `None` when there are no plans.
+fn smallest_error<T>(
+    plans: impl IntoIterator<Item = Result<T, LearnError>>,
+    error: impl Fn(&T) -> f64,
+) -> Option<Result<T, LearnError>> {
+    let mut first_error = None;
+    let mut best: Option<T> = None;
+    for plan in plans {
+        match plan {
+            Ok(p) if best.as_ref().is_none_or(|b| error(&p) < error(b)) => best = Some(p),
+            Ok(_) => {}
+            Err(e) => {
+                first_error.get_or_insert(e);
+            }
+        }
+    }
+    best.map(Ok).or(first_error.map(Err))
+}
+
 /// Lower edge of the refinement's band for an operator bound `s` and a guaranteed smallest
 /// eigenvalue `l > 0` of the stage's whitened covariance: `max(1 - 1.5 s, l / 2)`, strictly
 /// positive (so every release, and every re-whitening by it, is positive definite whatever the
@@ -485,28 +505,7 @@ impl PrivateCovariance {
         }
         // None acceptable: the preferred share's plan with the smallest planned error, or its
         // first refusal.
-        let mut first_error = None;
-        let mut smallest: Option<CovariancePlan> = None;
-        for plan in preferred {
-            match plan {
-                Ok(p)
-                    if smallest
-                        .as_ref()
-                        .is_none_or(|s| p.planned_error < s.planned_error) =>
-                {
-                    smallest = Some(p)
-                }
-                Ok(_) => {}
-                Err(e) => {
-                    first_error.get_or_insert(e);
-                }
-            }
-        }
-        match (smallest, first_error) {
-            (Some(plan), _) => Ok(plan),
-            (None, Some(e)) => Err(e),
-            (None, None) => unreachable!("at least one kind of points is planned"),
-        }
+        smallest_error(preferred, |p| p.planned_error).expect("at least one kind of points")
     }
 
     /// The plan at the preconditioner share of the settings, without the acceptance check, with
@@ -562,28 +561,11 @@ impl PrivateCovariance {
         let refinement = match self.mean_prior {
             None => self.refinement_plan(n, d, kappa_j, 0.5 * beta, &rho, None)?,
             Some(radius) => {
-                let mut best: Option<RefinementOutcome> = None;
-                let mut first_error = None;
-                for c in 0..self.settings.refinement_stages {
-                    match self.refinement_plan(n, d, kappa_j, 0.5 * beta, &rho, Some((c, radius))) {
-                        Ok(o)
-                            if best
-                                .as_ref()
-                                .is_none_or(|b| o.planned_error < b.planned_error) =>
-                        {
-                            best = Some(o)
-                        }
-                        Ok(_) => {}
-                        Err(e) => {
-                            first_error.get_or_insert(e);
-                        }
-                    }
-                }
-                match (best, first_error) {
-                    (Some(best), _) => best,
-                    (None, Some(e)) => return Err(e),
-                    (None, None) => unreachable!("refinement_stages >= 1 is validated"),
-                }
+                let plans = (0..self.settings.refinement_stages).map(|c| {
+                    self.refinement_plan(n, d, kappa_j, 0.5 * beta, &rho, Some((c, radius)))
+                });
+                smallest_error(plans, |o| o.planned_error)
+                    .expect("refinement_stages >= 1 is validated")?
             }
         };
         Ok(CovariancePlan {

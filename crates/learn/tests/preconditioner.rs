@@ -201,15 +201,59 @@ fn far(y: &mut DMatrix<f64>, count: usize, point: &DVector<f64>) {
     }
 }
 
-/// Subtractive (MATH.md 6 (b)): the `count` records with the largest `|<y, v>|` moved to the
-/// mean (0): the second moment along `v` shrinks.
-fn subtractive(y: &mut DMatrix<f64>, count: usize, v: &DVector<f64>) {
+/// Subtractive (MATH.md 6 (b)): the `count` records with the largest `|<y - centre, v>|` moved
+/// to `centre` (the mean): the second moment along `v` shrinks.
+fn subtractive(y: &mut DMatrix<f64>, count: usize, v: &DVector<f64>, centre: &DVector<f64>) {
     let mut order: Vec<usize> = (0..y.nrows()).collect();
-    let proj: Vec<f64> = (0..y.nrows()).map(|i| (y.row(i) * v)[0].abs()).collect();
+    let proj: Vec<f64> = (0..y.nrows())
+        .map(|i| ((y.row(i) - centre.transpose()) * v)[0].abs())
+        .collect();
     order.sort_by(|&a, &b| proj[b].total_cmp(&proj[a]));
     for &i in order.iter().take(count) {
-        y.row_mut(i).fill(0.0);
+        y.set_row(i, &centre.transpose());
     }
+}
+
+/// `Sigma ⪯ U ⪯ kappa Sigma`, or a panic naming `case`.
+fn assert_frame_bounds(u: &DMatrix<f64>, sigma: &DMatrix<f64>, kappa: f64, case: &str) {
+    let (lo, hi) = relative(u, sigma);
+    assert!(
+        hi <= 1.0,
+        "{case}: Sigma is not below U (largest relative eigenvalue {hi})"
+    );
+    assert!(
+        1.0 / lo <= kappa,
+        "{case}: U above kappa_J Sigma ({} > {kappa})",
+        1.0 / lo
+    );
+}
+
+/// Replaces some of the records in place.
+type Corruption = Box<dyn Fn(&mut DMatrix<f64>)>;
+
+/// The cases of the dominance tests: clean with `plan`; with `corrupted`, `count` records
+/// replaced by `far_point`, and the subtractive adversary along `unit` about `centre`.
+fn adversary_cases<'a>(
+    plan: &'a PreconditionerPlan,
+    corrupted: &'a PreconditionerPlan,
+    count: usize,
+    far_point: DVector<f64>,
+    unit: DVector<f64>,
+    centre: DVector<f64>,
+) -> [(&'static str, &'a PreconditionerPlan, Corruption); 3] {
+    [
+        ("clean", plan, Box::new(|_: &mut DMatrix<f64>| {})),
+        (
+            "far",
+            corrupted,
+            Box::new(move |y: &mut DMatrix<f64>| far(y, count, &far_point)),
+        ),
+        (
+            "subtractive",
+            corrupted,
+            Box::new(move |y: &mut DMatrix<f64>| subtractive(y, count, &unit, &centre)),
+        ),
+    ]
 }
 
 /// The eigenvalues of `U^{-1/2} Sigma U^{-1/2}`: all `<= 1` iff `Sigma ⪯ U`; `max / min` is the
@@ -254,8 +298,6 @@ fn frame_dominates_the_covariance() {
     for stage in &mut broken.stages {
         stage.nu = 0.0;
     }
-    /// Replaces some of the records in place.
-    type Corruption = Box<dyn Fn(&mut DMatrix<f64>)>;
     let mut broken_failures = 0;
     for seed in 0..12u64 {
         let mut rng = StdRng::seed_from_u64(10 + seed);
@@ -267,34 +309,12 @@ fn frame_dominates_the_covariance() {
         let count = (eta * n as f64).round() as usize;
         let unit = thin.normalize();
         let far_point = &thin * 15.0;
-        let cases: [(&str, &PreconditionerPlan, Corruption); 3] = [
-            ("clean", &plan, Box::new(|_: &mut DMatrix<f64>| {})),
-            (
-                "far",
-                &corrupted,
-                Box::new(move |y: &mut DMatrix<f64>| far(y, count, &far_point)),
-            ),
-            (
-                "subtractive",
-                &corrupted,
-                Box::new(move |y: &mut DMatrix<f64>| subtractive(y, count, &unit)),
-            ),
-        ];
+        let cases = adversary_cases(&plan, &corrupted, count, far_point, unit, DVector::zeros(d));
         for (name, p, corrupt) in cases.iter() {
             let x = pairs(&mut rng, n, &half, corrupt.as_ref());
             let (u, releases) = p.release(&x, &mut rng);
             assert_eq!(releases.len(), p.stages.len());
-            let (lo, hi) = relative(&u, &sigma);
-            assert!(
-                hi <= 1.0,
-                "seed {seed} {name}: Sigma is not below U (largest relative eigenvalue {hi})"
-            );
-            assert!(
-                1.0 / lo <= p.kappa,
-                "seed {seed} {name}: U above kappa_J Sigma ({} > {})",
-                1.0 / lo,
-                p.kappa
-            );
+            assert_frame_bounds(&u, &sigma, p.kappa, &format!("seed {seed} {name}"));
         }
         let x = pairs(&mut rng, n, &half, &|_| {});
         broken_failures += usize::from(relative(&broken.release(&x, &mut rng).0, &sigma).1 > 1.0);
@@ -491,7 +511,6 @@ fn centred_frames_dominate_the_covariance() {
     for stage in &mut broken.stages {
         stage.mean = None;
     }
-    type Corruption = Box<dyn Fn(&mut DMatrix<f64>)>;
     let mut broken_failures = 0;
     for seed in 0..12u64 {
         let mut rng = StdRng::seed_from_u64(40 + seed);
@@ -503,28 +522,7 @@ fn centred_frames_dominate_the_covariance() {
         let thin = &unit * eig.eigenvalues[k].sqrt();
         let count = (eta * n as f64).round() as usize;
         let far_point = &mu + &thin * 15.0;
-        let centre = mu.clone();
-        let cases: [(&str, &PreconditionerPlan, Corruption); 3] = [
-            ("clean", &plan, Box::new(|_: &mut DMatrix<f64>| {})),
-            (
-                "far",
-                &corrupted,
-                Box::new(move |y: &mut DMatrix<f64>| far(y, count, &far_point)),
-            ),
-            (
-                "subtractive",
-                &corrupted,
-                Box::new(move |y: &mut DMatrix<f64>| {
-                    for mut row in y.row_iter_mut() {
-                        row -= centre.transpose();
-                    }
-                    subtractive(y, count, &unit);
-                    for mut row in y.row_iter_mut() {
-                        row += centre.transpose();
-                    }
-                }),
-            ),
-        ];
+        let cases = adversary_cases(&plan, &corrupted, count, far_point, unit, mu.clone());
         for (name, p, corrupt) in cases.iter() {
             let y = records(&mut rng, n, &mu, &half, corrupt.as_ref());
             let (u, releases) = p.release(&y, &mut rng);
@@ -532,17 +530,7 @@ fn centred_frames_dominate_the_covariance() {
             assert_eq!(releases.len(), 2 * p.stages.len());
             let svecs: Vec<Vec<f64>> = releases.iter().map(|r| r.release.clone()).collect();
             assert_eq!(p.frame_from_releases(&svecs), u, "seed {seed} {name}");
-            let (lo, hi) = relative(&u, &sigma);
-            assert!(
-                hi <= 1.0,
-                "seed {seed} {name}: Sigma is not below U (largest relative eigenvalue {hi})"
-            );
-            assert!(
-                1.0 / lo <= p.kappa,
-                "seed {seed} {name}: U above kappa_J Sigma ({} > {})",
-                1.0 / lo,
-                p.kappa
-            );
+            assert_frame_bounds(&u, &sigma, p.kappa, &format!("seed {seed} {name}"));
         }
         let y = records(&mut rng, n, &mu, &half, &|_| {});
         let (lo, _) = relative(&broken.release(&y, &mut rng).0, &sigma);
