@@ -478,18 +478,12 @@ impl PrivateCovariance {
                 .map(|&centred| learner.plan_at_share(n, d, centred))
                 .collect()
         };
+        // The acceptable plan with the smallest planned error (ties: the first, pairs).
         let best = |plans: Vec<Result<CovariancePlan, LearnError>>| {
-            plans
+            let acceptable = plans
                 .into_iter()
-                .filter_map(Result::ok)
-                .filter(|p| self.acceptable(p))
-                .reduce(|a, b| {
-                    if b.planned_error < a.planned_error {
-                        b
-                    } else {
-                        a
-                    }
-                })
+                .filter(|p| p.as_ref().is_ok_and(|p| self.acceptable(p)));
+            smallest_error(acceptable, |p| p.planned_error).and_then(Result::ok)
         };
         let preferred = at_share(1.0);
         if let Some(plan) = best(preferred.clone()) {
