@@ -154,7 +154,20 @@ impl<'a, O: ScoreOracle + Sync + ?Sized, D: Domain + ?Sized> LevelBody<'a, O, D>
             let first = lo + (hi - lo) * uniform();
             let (second, answers) = if paired {
                 let second = lo + (hi - lo) * uniform();
-                (Some(second), both(first, second)?)
+                // The second serves only in the bracket a NO at the first leaves; on one
+                // thread it is asked only then, after the first's NO.
+                let serves = if first < 0.0 {
+                    second > first && second < hi
+                } else {
+                    second > lo && second < first
+                };
+                let answers = if serves && rayon::current_num_threads() > 1 {
+                    both(first, second)?
+                } else {
+                    let first_in = inside(first)?;
+                    (first_in, !first_in && serves && inside(second)?)
+                };
+                (Some(second), answers)
             } else {
                 (None, (inside(first)?, false))
             };

@@ -54,6 +54,8 @@ pub struct CertifiedMean {
     gamma_chol: Cholesky<f64, Dyn>,
     /// `sum_i zh_i zh_i^T / n`: `L(theta, 1) = B(theta) - scatter` (every weight kept).
     scatter: DMatrix<f64>,
+    /// The largest eigenvalue of `scatter`, a bound on `e^T scatter e` for unit `e`.
+    scatter_max: f64,
 }
 
 impl CertifiedMean {
@@ -102,12 +104,14 @@ impl CertifiedMean {
             }
         });
         let scatter = dense::weighted_scatter(&zh, &vec![1.0 / n as f64; n]);
+        let scatter_max = scatter.clone().symmetric_eigenvalues().max();
         Ok(CertifiedMean {
             zh,
             centre,
             gamma: gamma.clone(),
             gamma_chol,
             scatter,
+            scatter_max,
         })
     }
 
@@ -389,21 +393,36 @@ impl CertifiedMean {
     }
 
     /// The answer of a cheap test alone, when it suffices: the exact score 0 when keeping every
-    /// weight is feasible (`L(theta, 1) ⪰ 0`, the primal `a = 1`; the score is never negative);
-    /// otherwise the bracket `[bound, n]` of [`Self::eigen_bound`] (`a = 0` is feasible in the
-    /// domain) if it is within `accuracy` of `n` or, for a membership query at `level`, if
-    /// `bound > level`. The pass over the points that bound needs is skipped where its ceiling
-    /// ([`Self::eigen_ceiling`], with a relative margin of `1e-9` for rounding) shows that it
-    /// cannot decide. `theta` must be in the domain.
+    /// weight is feasible (`L(theta, 1) ≻ 0` by a Cholesky factor, the primal `a = 1`; the score
+    /// is never negative); otherwise the bracket `[bound, n]` of [`Self::eigen_bound`] (`a = 0`
+    /// is feasible in the domain) if it is within `accuracy` of `n` or, for a membership query
+    /// at `level`, if `bound > level`. The pass over the points that bound needs is skipped
+    /// where its ceiling ([`Self::eigen_ceiling`], with a relative margin of `1e-9` for
+    /// rounding) shows that it cannot decide. That ceiling is at most `n (1 - beta / s_max)`
+    /// for the bottom eigenvalue `beta` of `B(theta)` and the largest `s_max` of the scatter, so
+    /// a Cholesky factor of `B(theta) - delta I` (`beta > delta`) for the `delta` at which that
+    /// bound reaches the target shows it without the eigenpair (a sixth of its cost at
+    /// `D = 56`). `theta` must be in the domain.
     pub fn screen(&self, theta: &[f64], accuracy: f64, level: Option<f64>) -> Option<ScoreEval> {
         let n = self.n() as f64;
         let b = self.b_matrix(theta);
-        if min_eigenvalue(&(&b - &self.scatter)) >= 0.0 {
+        if dense::Cholesky::new(&b - &self.scatter).is_some() {
             return Some(ScoreEval::bracketed(0.0, 0.0, 0.0));
+        }
+        let margin = |c: f64| c * (1.0 + 1e-9) + 1e-9 * n;
+        let target = level.map_or(n - accuracy, |k| k.min(n - accuracy));
+        // The largest ceiling before the margin that stays below the target (strictly).
+        let reach = (target - 1e-9 * n) / (1.0 + 1e-9) * (1.0 - 1e-12);
+        if reach > 0.0 {
+            let delta = self.scatter_max * (1.0 - reach / n) * (1.0 + 1e-12);
+            let dim = b.nrows();
+            if dense::Cholesky::new(&b - DMatrix::identity(dim, dim) * delta).is_some() {
+                return None;
+            }
         }
         let (beta, e) = dense::bottom_eigenpair(&b);
         let beta = beta.max(0.0);
-        let ceiling = self.eigen_ceiling(beta, &e) * (1.0 + 1e-9) + 1e-9 * n;
+        let ceiling = margin(self.eigen_ceiling(beta, &e));
         if ceiling < n - accuracy && level.is_none_or(|k| ceiling <= k) {
             return None;
         }
@@ -525,16 +544,17 @@ pub fn best_scaled_bound(n: f64, beta: f64, q: &[f64]) -> f64 {
 /// the scan over all breakpoints in order; linear time unless most breakpoints are needed.
 pub fn best_scale(n: f64, beta: f64, q: &[f64]) -> (f64, f64) {
     let value = |t: f64| n - t * beta - q.iter().map(|qi| (1.0 - t * qi / n).max(0.0)).sum::<f64>();
-    // Breakpoints `(n / q_i, q_i / n)` on each side of 1 (`q_i = 0` never breaks).
-    type Breakpoints = Vec<(f64, f64)>;
-    let (above, below): (Breakpoints, Breakpoints) = q
-        .iter()
-        .filter(|qi| **qi > 0.0)
-        .map(|qi| (n / qi, qi / n))
-        .partition(|b| b.0 > 1.0);
-    let slope_at_one = -beta + above.iter().map(|b| b.1).sum::<f64>();
+    // Breakpoints `(n / q_i, q_i / n)` on each side of 1 (`q_i = 0` never breaks); only the
+    // side the slope at 1 points to is collected.
+    let breakpoints = || q.iter().filter(|qi| **qi > 0.0).map(|qi| (n / qi, qi / n));
+    let slope_at_one = -beta
+        + breakpoints()
+            .filter(|b| b.0 > 1.0)
+            .map(|b| b.1)
+            .sum::<f64>();
     let best_t = if slope_at_one > 0.0 {
         // Rightwards from 1: the last breakpoint at which the slope is still positive.
+        let above = breakpoints().filter(|b| b.0 > 1.0).collect();
         let mut slope = slope_at_one;
         let mut best_t = 1.0;
         for (t, drop) in nearest_first(above, |a, b| a.0.total_cmp(&b.0)) {
@@ -548,6 +568,7 @@ pub fn best_scale(n: f64, beta: f64, q: &[f64]) -> (f64, f64) {
     } else {
         // Leftwards from 1: the first breakpoint (largest t) left of which the slope is
         // positive; 0 if there is none.
+        let below = breakpoints().filter(|b| b.0 <= 1.0).collect();
         let mut slope = slope_at_one;
         let mut best_t = 0.0;
         for (t, drop) in nearest_first(below, |a, b| b.0.total_cmp(&a.0)) {
@@ -567,28 +588,29 @@ pub fn best_scale(n: f64, beta: f64, q: &[f64]) -> (f64, f64) {
 }
 
 /// The items in the order of `cmp`, produced lazily: batches of growing size (16, 64, ...)
-/// are split off by selection and sorted, so that taking the first `k` costs `O(n + k log k)`.
-fn nearest_first<T>(
+/// are selected in place from the rest and sorted, so that taking the first `k` costs
+/// `O(n + k log k)`.
+fn nearest_first<T: Copy>(
     mut items: Vec<T>,
     cmp: impl Fn(&T, &T) -> std::cmp::Ordering + Copy,
 ) -> impl Iterator<Item = T> {
     let mut batch = 16;
-    let mut ready: std::vec::IntoIter<T> = Vec::new().into_iter();
+    let (mut next, mut end) = (0, 0);
     std::iter::from_fn(move || {
-        if ready.len() == 0 && !items.is_empty() {
-            let k = batch.min(items.len());
-            let mut head: Vec<T> = if k < items.len() {
-                items.select_nth_unstable_by(k, cmp);
-                let rest = items.split_off(k);
-                std::mem::replace(&mut items, rest)
-            } else {
-                std::mem::take(&mut items)
-            };
-            head.sort_unstable_by(cmp);
-            ready = head.into_iter();
+        if next == end && end < items.len() {
+            let rest = &mut items[end..];
+            let k = batch.min(rest.len());
+            if k < rest.len() {
+                rest.select_nth_unstable_by(k, cmp);
+            }
+            rest[..k].sort_unstable_by(cmp);
+            end += k;
             batch *= 4;
         }
-        ready.next()
+        (next < end).then(|| {
+            next += 1;
+            items[next - 1]
+        })
     })
 }
 

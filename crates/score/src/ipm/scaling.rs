@@ -1,6 +1,6 @@
 //! Nesterov–Todd scaling of the cone (boxes, rows and LMI blocks) at an iterate.
 use super::problem::{ConeVec, sym};
-use crate::dense::{Cholesky, min_eigenvalue};
+use crate::dense::{Cholesky, min_eigenvalue, mul, syrk};
 use nalgebra::{DMatrix, DVector};
 
 /// Nesterov–Todd scaling of one PSD block: `R^T Z R = R^{-1} S R^{-T} = diag(lambda)`.
@@ -21,26 +21,35 @@ impl NtBlock {
     /// and `R^{-1} R = Lambda^{-3/2} V^T (M^T M) V Lambda^{-1/2} = I`. A symmetric
     /// eigendecomposition takes 125 us against nalgebra's SVD's 235 us at `D = 56`. The
     /// `lambda_i^2` are the eigenvalues of `S Z`, all equal to the barrier parameter on the
-    /// central path, so squaring `M` loses little accuracy near it, where the iterates are.
+    /// central path, so squaring `M` loses little accuracy near it, where the iterates are. The
+    /// products are BLAS calls (`M^T M` and `R^{-T} R^{-1}` by `syrk`) and the diagonal factors
+    /// scale columns or rows: the whole scaling took 232 us at `D = 56` against 327 us with
+    /// nalgebra's products (whose `tr_mul` took 35 us against 12 us for a plain product).
     pub(super) fn new(s: &DMatrix<f64>, z: &DMatrix<f64>) -> Option<Self> {
         let ls = nalgebra::Cholesky::new(sym(s.clone()))?.unpack();
         let lz = nalgebra::Cholesky::new(sym(z.clone()))?.unpack();
-        let m = lz.tr_mul(&ls);
+        let m = mul(true, false, &lz, &ls);
         if !m.iter().all(|x| x.is_finite()) {
             return None;
         }
-        let eig = sym(m.tr_mul(&m)).symmetric_eigen();
+        let p = m.ncols();
+        let mut mtm = DMatrix::zeros(p, p);
+        syrk(&m, true, 1.0, 0.0, &mut mtm);
+        let eig = mtm.symmetric_eigen();
         let lambda = eig.eigenvalues.map(|e| e.sqrt());
         if lambda.iter().any(|l| !(*l > 0.0) || !l.is_finite()) {
             return None;
         }
         let v = eig.eigenvectors;
-        let r = &ls * &v * DMatrix::from_diagonal(&lambda.map(|l| 1.0 / l.sqrt()));
-        let r_inv = DMatrix::from_diagonal(&lambda.map(|l| 1.0 / (l * l.sqrt())))
-            * v.transpose()
-            * m.transpose()
-            * lz.transpose();
-        let wtw_inv = sym(r_inv.tr_mul(&r_inv));
+        // R = Ls V Lambda^{-1/2} (columns scaled); R^{-1} = Lambda^{-3/2} (Lz M V)^T (rows scaled).
+        let mut r = mul(false, false, &ls, &v);
+        for (mut column, l) in r.column_iter_mut().zip(lambda.iter()) {
+            column /= l.sqrt();
+        }
+        let lzmv = mul(false, false, &lz, &mul(false, false, &m, &v));
+        let r_inv = DMatrix::from_fn(p, p, |i, j| lzmv[(j, i)] / (lambda[i] * lambda[i].sqrt()));
+        let mut wtw_inv = DMatrix::zeros(p, p);
+        syrk(&r_inv, true, 1.0, 0.0, &mut wtw_inv);
         Some(NtBlock {
             r,
             r_inv,
@@ -51,22 +60,32 @@ impl NtBlock {
 
     /// `W^{-T} ds = R^{-1} dS R^{-T}`.
     pub(super) fn scale_s(&self, ds: &DMatrix<f64>) -> DMatrix<f64> {
-        sym(&self.r_inv * ds * self.r_inv.transpose())
+        sym(mul(
+            false,
+            true,
+            &mul(false, false, &self.r_inv, ds),
+            &self.r_inv,
+        ))
     }
 
     /// `W dz = R^T dZ R`.
     pub(super) fn scale_z(&self, dz: &DMatrix<f64>) -> DMatrix<f64> {
-        sym(self.r.transpose() * dz * &self.r)
+        sym(mul(false, false, &mul(true, false, &self.r, dz), &self.r))
     }
 
     /// `W^T q = R Q R^T`.
     pub(super) fn unscale(&self, q: &DMatrix<f64>) -> DMatrix<f64> {
-        sym(&self.r * q * self.r.transpose())
+        sym(mul(false, true, &mul(false, false, &self.r, q), &self.r))
     }
 
     /// `(W^T W)^{-1} v = Q V Q`, `Q = R^{-T} R^{-1}`.
     pub(super) fn wtw_inv(&self, v: &DMatrix<f64>) -> DMatrix<f64> {
-        sym(&self.wtw_inv * v * &self.wtw_inv)
+        sym(mul(
+            false,
+            false,
+            &mul(false, false, &self.wtw_inv, v),
+            &self.wtw_inv,
+        ))
     }
 
     /// `lambda ⋄^{-1} r`: the `X` with `(Lambda X + X Lambda) / 2 = r`.
