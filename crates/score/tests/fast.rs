@@ -781,3 +781,61 @@ fn coarse_evaluations_are_certified_brackets() {
         "no bracket stopped wider than the backend's accuracy"
     );
 }
+
+/// The screen gives up only queries its eigenvector bound cannot decide: whenever it returns
+/// nothing, that bound ([`sosdp_score::CertifiedMean::eigen_bound`], one pass over the points)
+/// is neither above the level nor within the accuracy of `n`. Its Cholesky tests (of
+/// `L(theta, 1)` and of `B(theta) - delta I`) skip the eigenpair and the pass, so a `delta` too
+/// small would give up decisions the bound makes: a twentieth of the right one (or 0) fails
+/// this test; half of it does not (in these queries the bound lies well below the ceiling the
+/// `delta` is set from). Queries from the centre to the domain's boundary, levels from 0 to
+/// `n` and just below the bound; non-vacuous: the bound decides some of them (answered by the
+/// screen) and not others.
+#[test]
+fn the_screen_gives_up_only_what_its_bound_cannot_decide() {
+    let (n, d, g) = (800, 4, 1.3);
+    let cm = instance(12, n, d, g);
+    let nf = n as f64;
+    let accuracy = 1e-3;
+    let mut r = rng(121);
+    let (mut answered, mut given_up) = (0, 0);
+    for k in 0..60 {
+        // Every third direction along the cluster's axis, where the scatter is largest.
+        let u = if k % 3 == 0 {
+            let mut u = vec![0.0; d];
+            u[0] = if k % 2 == 0 { 1.0 } else { -1.0 };
+            u
+        } else {
+            random_theta(&mut r, d, g, 1.0)
+        };
+        let (_, hi) = cm.line_domain(&vec![0.0; d], &u).unwrap();
+        let depth = [0.2, 0.6, 0.9, 0.99, 0.999, 1.0 - 1e-6][k % 6];
+        let theta: Vec<f64> = u.iter().map(|x| x * hi * depth).collect();
+        let bound = cm.eigen_bound(&theta);
+        let fixed = [0.0, 0.05 * nf, 0.3 * nf, 0.7 * nf, 0.95 * nf, 0.999 * nf];
+        // Levels just below the bound, where it decides and a skip must not happen.
+        let near = [bound * 0.98, bound - 0.5].map(|l| l.max(0.0));
+        for level in fixed.into_iter().chain(near) {
+            match cm.screen(&theta, accuracy, Some(level)) {
+                Some(eval) => {
+                    assert!(
+                        eval.lower > level || eval.upper <= level,
+                        "{eval:?} at {level}"
+                    );
+                    answered += 1;
+                }
+                None => {
+                    assert!(
+                        bound <= level && bound < nf - accuracy,
+                        "given up at depth {depth}, level {level}: bound {bound}"
+                    );
+                    given_up += 1;
+                }
+            }
+        }
+    }
+    assert!(
+        answered > 10 && given_up > 10,
+        "{answered} answered, {given_up} given up"
+    );
+}
