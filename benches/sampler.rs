@@ -12,7 +12,7 @@ use sosdp::learn::stage::{CmStage, run_cm_stage};
 use sosdp::sampler::hit_and_run::step;
 use sosdp::sampler::level_body::LevelBody;
 use sosdp::sampler::{Directions, Ellipsoid, LineMove, SamplerKind};
-use sosdp::score::FastCm;
+use sosdp::score::{FastCm, FastSettings};
 use sosdp_cli::bench::ScoreInstance;
 use std::hint::black_box;
 use std::ops::ControlFlow;
@@ -58,7 +58,7 @@ fn bench_release(c: &mut Criterion) {
         gamma: instance.problem.gamma()[(0, 0)],
         epsilon: 1.0,
         sampler: SamplerKind::Slice,
-        compressed_aggregate_share: None,
+        score: FastSettings::default(),
     };
     let mut rng = StdRng::seed_from_u64(4);
     group.bench_function(

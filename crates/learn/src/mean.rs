@@ -33,6 +33,7 @@ use crate::symmetric::spd_power;
 use nalgebra::{DMatrix, DVector};
 use serde::Serialize;
 use sosdp_sampler::Progress;
+use sosdp_score::FastSettings;
 use std::ops::ControlFlow;
 use std::time::Instant;
 
@@ -297,7 +298,7 @@ impl Learner for PrivateMean {
                         gamma,
                         epsilon: stage.epsilon,
                         sampler: self.privacy.sampler,
-                        compressed_aggregate_share: None,
+                        score: FastSettings::default(),
                     };
                     let out =
                         run_cm_stage(projected, &cm, None, &mut rng, &mut |p| progress(j, p))?;

@@ -26,8 +26,8 @@ pub struct CmStage<'a> {
     pub epsilon: f64,
     /// The sampling path.
     pub sampler: SamplerKind,
-    /// The score's [`sosdp_score::CompressSettings::aggregate_share`], when not its default.
-    pub compressed_aggregate_share: Option<f64>,
+    /// The settings of the stage's fast CM score.
+    pub score: FastSettings,
 }
 
 /// Run the stage on `points` (one per row), within `extra` when given (whose constraint must
@@ -43,12 +43,8 @@ pub fn run_cm_stage<R: Rng + ?Sized>(
 ) -> Result<Release, LearnError> {
     let dim = stage.centre.len();
     let gamma = DMatrix::identity(dim, dim) * stage.gamma;
-    let mut fast = FastSettings::default();
-    if let Some(share) = stage.compressed_aggregate_share {
-        fast.compress.aggregate_share = share;
-    }
-    let oracle =
-        FastCm::new(CertifiedMean::new(&points, stage.centre, &gamma)?).with_settings(fast);
+    let oracle = FastCm::new(CertifiedMean::new(&points, stage.centre, &gamma)?)
+        .with_settings(stage.score.clone());
     drop(points);
     let mut parts: Vec<Box<dyn Domain + Send + Sync>> = vec![
         Box::new(Ball::new(stage.centre.to_vec(), stage.radius)?),

@@ -4,7 +4,8 @@ mod common;
 
 use common::{instance, normal_vec, random_theta, rng};
 use sosdp_score::{
-    Answer, ClarabelCm, FastCm, ScoreOracle, Start, chord_by_bisection, evaluate_batch,
+    Answer, ClarabelCm, FastCm, FastSettings, ScoreOracle, Start, chord_by_bisection,
+    evaluate_batch,
 };
 
 /// Agreement within 1e-6 n (issue target) on random instances and thetas at all depths of the
@@ -146,6 +147,58 @@ fn far_queries_after_a_warm_solve_are_answered_right() {
     assert!(
         far_off >= 1,
         "no query of 12 restarted cold or freed most weights: the warm guesses were not far off"
+    );
+}
+
+/// Far queries from the warm state of the antipode, with the cold-restart rules applied at
+/// every rank (`large_rank = 0`, without the compressed program): a warm guess whose first
+/// dual contradicts more statuses than one repair frees restarts cold with `far_off_restarts`
+/// and is repaired without it, and both answer every query as the reference score does.
+/// Non-vacuous: with the rule some queries restart cold, without it fewer (the `guess_rounds`
+/// rule alone); a flag that did not reach the rule fails the last assertion.
+#[test]
+fn far_off_guesses_restarted_or_repaired_give_the_same_answers() {
+    let (n, d, g) = (20000, 6, 1.3);
+    let cm = instance(14, n, d, g);
+    let reference = ClarabelCm::new(cm.clone());
+    let mut restarts = Vec::new();
+    for far_off_restarts in [true, false] {
+        let mut settings = FastSettings {
+            large_rank: 0,
+            ..FastSettings::default()
+        };
+        settings.repair.far_off_restarts = far_off_restarts;
+        // No compressed answers or relaxed starts: every far query starts from the guess.
+        settings.compress.compress_rank = 0;
+        // A repair frees at most twice the free weights (not at least 256), so that a first
+        // dual at these small sizes can contradict more than one repair frees.
+        settings.repair.min_repair = 1;
+        let fast = FastCm::new(cm.clone()).with_settings(settings);
+        let mut r = rng(140);
+        let mut restarted = 0;
+        for _ in 0..6 {
+            // Warm state from the far point's antipode, then the far query.
+            let far = random_theta(&mut r, d, g, 0.9);
+            let opposite: Vec<f64> = far.iter().map(|x| -x).collect();
+            let s = reference.evaluate(&far).unwrap().score;
+            for offset in [-20.0, 20.0] {
+                fast.evaluate(&opposite).unwrap();
+                let (eval, stats) = fast.evaluate_detailed(&far, Some(s + offset)).unwrap();
+                assert!(stats.answer != Answer::Fallback, "{stats:?}");
+                assert_eq!(
+                    eval.upper <= s + offset,
+                    offset > 0.0,
+                    "far_off_restarts {far_off_restarts}, score {s}, level {}: {eval:?}",
+                    s + offset
+                );
+                restarted += stats.restarted_cold as usize;
+            }
+        }
+        restarts.push(restarted);
+    }
+    assert!(
+        restarts[0] >= 1 && restarts[1] < restarts[0],
+        "cold restarts with and without the far-off rule: {restarts:?}"
     );
 }
 

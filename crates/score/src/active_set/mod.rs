@@ -273,15 +273,16 @@ impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
     /// solve early.
     ///
     /// From [`FastSettings::large_rank`] on, a warm guess ([`Origin::Guess`]) gives way to a
-    /// cold start when its first dual contradicts more statuses than one repair frees
-    /// (repairing a guess that far off grows the free set to a large share of the weights, far
-    /// costlier there than a cold start) or when it is still undecided after
-    /// [`crate::RepairSettings::guess_rounds`] rounds; below that rank it is repaired. A guess
-    /// whose fold is infeasible is unfolded like any other set ([`unfold_until_feasible`],
-    /// along the violated direction), which cost less than a cold start at `D = 10` (clean
-    /// mean fits 2.6-3.1 s against 4.2-5.6 s) and at `D = 55` (the d = 10 Gaussian's lifted
-    /// refinement: 7:30 and 8:33 against 11:13, the same release), where a cold start had been
-    /// the rule from [`FastSettings::large_rank`] on.
+    /// cold start when its first dual contradicts more statuses than one repair frees (with
+    /// [`crate::RepairSettings::far_off_restarts`]: at d = 50 repairing a guess that far off grew
+    /// the free set to a large share of the weights, far costlier there than a cold start; in
+    /// the d = 10 Gaussian's lifted refinement the repairs cost less) or when it is still
+    /// undecided after [`crate::RepairSettings::guess_rounds`] rounds; below that rank it is
+    /// repaired. A guess whose fold is infeasible is unfolded like any other set
+    /// ([`unfold_until_feasible`], along the violated direction), which cost less than a cold
+    /// start at `D = 10` (clean mean fits 2.6-3.1 s against 4.2-5.6 s) and at `D = 55` (the
+    /// d = 10 Gaussian's lifted refinement: 7:30 and 8:33 against 11:13, the same release),
+    /// where a cold start had been the rule from [`FastSettings::large_rank`] on.
     fn run<R>(
         &self,
         mut set: ActiveSet,
@@ -385,8 +386,9 @@ impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
             // Below that rank the repairs go on from this dual: cheaper than a cold start
             // (d = 10, n = 20000 clean mean fit 3.6 s against 4.6 s, the same release), while at
             // D = 51 the cold start paid.
-            let far_off =
-                round == first && contradicted.len() > repair_budget(self.settings, stats.free);
+            let far_off = self.settings.repair.far_off_restarts
+                && round == first
+                && contradicted.len() > repair_budget(self.settings, stats.free);
             let undecided = round + 1 - first >= self.settings.repair.guess_rounds;
             if guess && (far_off || undecided) && low_rank(full) >= self.settings.large_rank {
                 set = self.cold_start();

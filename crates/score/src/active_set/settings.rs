@@ -181,6 +181,11 @@ pub struct RepairSettings {
     /// From [`FastSettings::large_rank`] on, a warm guess whose rounds have not certified an
     /// answer after `guess_rounds` rounds restarts cold.
     pub guess_rounds: usize,
+    /// From [`FastSettings::large_rank`] on, a warm guess whose first dual contradicts more
+    /// statuses than one repair frees restarts cold (`true`, the default) or is repaired like
+    /// any other (`false`; the `guess_rounds` rule still applies). The covariance's lifted
+    /// refinement repairs them (`sosdp_learn::CovarianceSettings::far_off_restarts`).
+    pub far_off_restarts: bool,
 }
 
 impl Default for RepairSettings {
@@ -195,6 +200,9 @@ impl Default for RepairSettings {
             // grouped; left alone, the repairs of an undecided guess reached the round that
             // frees every weight.
             guess_rounds: 6,
+            // The d = 50 mean's stages: a far-off guess's repairs grew its free set to a large
+            // share of the 50000 weights, costlier than a cold start.
+            far_off_restarts: true,
         }
     }
 }

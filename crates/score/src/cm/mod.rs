@@ -409,10 +409,12 @@ impl CertifiedMean {
         if dense::Cholesky::new(&b - &self.scatter).is_some() {
             return Some(ScoreEval::bracketed(0.0, 0.0, 0.0));
         }
-        let margin = |c: f64| c * (1.0 + 1e-9) + 1e-9 * n;
+        // The ceiling's rounding margin, relative and in points, and its inverse.
+        const ROUNDING: f64 = 1e-9;
+        let margin = |c: f64| c * (1.0 + ROUNDING) + ROUNDING * n;
         let target = level.map_or(n - accuracy, |k| k.min(n - accuracy));
         // The largest ceiling before the margin that stays below the target (strictly).
-        let reach = (target - 1e-9 * n) / (1.0 + 1e-9) * (1.0 - 1e-12);
+        let reach = (target - ROUNDING * n) / (1.0 + ROUNDING) * (1.0 - 1e-12);
         if reach > 0.0 {
             let delta = self.scatter_max * (1.0 - reach / n) * (1.0 + 1e-12);
             let dim = b.nrows();
