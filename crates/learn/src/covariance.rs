@@ -183,8 +183,8 @@ pub struct CovarianceSettings {
     /// contradicts more statuses than one repair frees (the score's
     /// `RepairSettings::far_off_restarts`; default false: it repairs them, as below Newton rank
     /// 512). On the d = 10 Gaussian with 0.5% far records the cold restarts took 91 s of the
-    /// first refinement stage's 375 s and 150 s of the second's 960 s; without them the fit
-    /// was about 12% faster with the same release. Releases are the same either way.
+    /// first refinement stage's 385 s and 150 s of the second's 972 s; without them the fit
+    /// took 26:59 against 28:51 side by side. Releases are the same either way.
     pub far_off_restarts: bool,
 }
 
