@@ -4,7 +4,7 @@ mod common;
 
 use common::{instance, normal_vec, random_theta, rng};
 use sosdp_score::{
-    Answer, ClarabelCm, FastCm, FastSettings, ScoreOracle, Start, chord_by_bisection,
+    Answer, ClarabelCm, EvalStats, FastCm, FastSettings, ScoreOracle, Start, chord_by_bisection,
     evaluate_batch,
 };
 
@@ -110,6 +110,24 @@ fn membership_matches_full_evaluation() {
     assert_eq!(decided, 36);
 }
 
+/// The membership question "score <= s + offset" at `far` (reference score `s`): answered
+/// without the fallback, as the reference answers it, by a bracket holding `s`.
+fn answer_far_query(fast: &FastCm, far: &[f64], s: f64, offset: f64) -> EvalStats {
+    let (eval, stats) = fast.evaluate_detailed(far, Some(s + offset)).unwrap();
+    assert!(stats.answer != Answer::Fallback, "{stats:?}");
+    assert_eq!(
+        eval.upper <= s + offset,
+        offset > 0.0,
+        "score {s}, level {}: {eval:?}",
+        s + offset
+    );
+    assert!(
+        eval.lower <= s + 1e-6 && s <= eval.upper + 1e-6,
+        "score {s} outside {eval:?}"
+    );
+    stats
+}
+
 /// Membership far outside the level body the warm state comes from (the sampler's stepping
 /// out along a new direction): in some queries the warm guess is far off (given up for a cold
 /// start, or repaired by freeing most weights), and every answer still matches the reference
@@ -129,18 +147,7 @@ fn far_queries_after_a_warm_solve_are_answered_right() {
         for offset in [-20.0, 20.0] {
             // Warm state from the inside point, then the far query.
             fast.evaluate(&inside).unwrap();
-            let (eval, stats) = fast.evaluate_detailed(&far, Some(s + offset)).unwrap();
-            assert!(stats.answer != Answer::Fallback, "{stats:?}");
-            assert_eq!(
-                eval.upper <= s + offset,
-                offset > 0.0,
-                "score {s}, level {}: {eval:?}",
-                s + offset
-            );
-            assert!(
-                eval.lower <= s + 1e-6 && s <= eval.upper + 1e-6,
-                "score {s} outside {eval:?}"
-            );
+            let stats = answer_far_query(&fast, &far, s, offset);
             far_off += (stats.restarted_cold || 2 * stats.free > n) as usize;
         }
     }
@@ -183,15 +190,7 @@ fn far_off_guesses_restarted_or_repaired_give_the_same_answers() {
             let s = reference.evaluate(&far).unwrap().score;
             for offset in [-20.0, 20.0] {
                 fast.evaluate(&opposite).unwrap();
-                let (eval, stats) = fast.evaluate_detailed(&far, Some(s + offset)).unwrap();
-                assert!(stats.answer != Answer::Fallback, "{stats:?}");
-                assert_eq!(
-                    eval.upper <= s + offset,
-                    offset > 0.0,
-                    "far_off_restarts {far_off_restarts}, score {s}, level {}: {eval:?}",
-                    s + offset
-                );
-                restarted += stats.restarted_cold as usize;
+                restarted += answer_far_query(&fast, &far, s, offset).restarted_cold as usize;
             }
         }
         restarts.push(restarted);
