@@ -36,6 +36,16 @@ fn forced_aggregated(rank: usize) -> FastSettings {
     settings
 }
 
+/// [`forced`], the compressed program's free weights that `aggregate_share` leaves single
+/// aggregated from 64 free weights on, 16 single on each side of the crossing (the lifted
+/// refinement's wide core, at these sizes).
+fn forced_wide(rank: usize) -> FastSettings {
+    let mut settings = forced(rank);
+    settings.compress.wide_core = 16;
+    settings.compress.wide_free = 64;
+    settings
+}
+
 /// `centre + r u` for a uniform direction `u`.
 fn at_distance(rng: &mut StdRng, centre: &[f64], r: f64) -> Vec<f64> {
     let g: Vec<f64> = centre
@@ -58,12 +68,12 @@ fn at_distance(rng: &mut StdRng, centre: &[f64], r: f64) -> Vec<f64> {
 #[test]
 fn compressed_answers_are_confirmed_by_the_reference() {
     let (mut compressed, mut asked, mut refuted_raised) = (0, 0, 0);
-    let (mut yes, mut refuted_lowered, mut grouped) = (0, 0, 0);
+    let (mut yes, mut refuted_lowered, mut grouped) = (0, 0, [0; 3]);
     let instances = [(1u64, 1500usize, 4usize), (2, 2000, 6), (3, 2500, 8)];
-    let settings = [forced(2), forced_aggregated(2)];
-    for ((seed, n, d), settings) in instances
+    let settings = [forced(2), forced_aggregated(2), forced_wide(2)];
+    for ((seed, n, d), (kind, settings)) in instances
         .iter()
-        .flat_map(|i| settings.iter().map(move |s| (*i, s)))
+        .flat_map(|i| settings.iter().enumerate().map(move |s| (*i, s)))
     {
         let cm = cluster_instance(seed, n, d, 1.6);
         let fast = FastCm::new(cm.clone()).with_settings(settings.clone());
@@ -89,7 +99,7 @@ fn compressed_answers_are_confirmed_by_the_reference() {
                 continue;
             }
             compressed += 1;
-            grouped += (stats.grouped_rounds > 0) as usize;
+            grouped[kind] += (stats.grouped_rounds > 0) as usize;
             assert_eq!(fast.answers(Answer::Compressed), before + 1);
             let truth = reference.evaluate(&theta).unwrap();
             if eval.upper <= level {
@@ -119,9 +129,9 @@ fn compressed_answers_are_confirmed_by_the_reference() {
         }
     }
     eprintln!(
-        "compression: {compressed} of {asked} questions answered ({yes} YES, {grouped} with \
-         aggregated weights); lower bounds raised by 2 points refuted {refuted_raised}, upper \
-         bounds lowered by 2 points refuted {refuted_lowered}"
+        "compression: {compressed} of {asked} questions answered ({yes} YES, {grouped:?} with \
+         aggregated weights: single, aggregated, wide core); lower bounds raised by 2 points \
+         refuted {refuted_raised}, upper bounds lowered by 2 points refuted {refuted_lowered}"
     );
     assert!(
         compressed >= 10,
@@ -136,8 +146,12 @@ fn compressed_answers_are_confirmed_by_the_reference() {
         "no bound was within two points of the reference: the confirmation has no power"
     );
     assert!(
-        grouped >= 1 && grouped < compressed,
-        "{grouped} of {compressed} compressed answers aggregated their weights: a kind is untested"
+        grouped[0] == 0
+            && grouped[1] >= 1
+            && grouped[2] >= 1
+            && grouped[1] + grouped[2] < compressed,
+        "{grouped:?} of {compressed} compressed answers aggregated their weights (single, \
+         aggregated, wide core): a kind is untested"
     );
 }
 

@@ -276,6 +276,14 @@ pub struct CompressSettings {
     /// repaired weights are certified on the full program either way. The covariance's lifted
     /// refinement sets it (`sosdp_learn::CovarianceSettings::compressed_aggregate_share`).
     pub aggregate_share: f64,
+    /// A compressed program that [`Self::aggregate_share`] leaves single is still aggregated
+    /// when more than `wide_free` of its weights are free, with `wide_core` single weights on
+    /// each side of the margins' zero crossing ([`crate::active_set::group::Grouping`]); 0 (the
+    /// default) never. The covariance's lifted refinement sets it
+    /// (`sosdp_learn::CovarianceSettings::compressed_wide_core`).
+    pub wide_core: usize,
+    /// See [`Self::wide_core`].
+    pub wide_free: usize,
 }
 
 impl Default for CompressSettings {
@@ -305,6 +313,8 @@ impl Default for CompressSettings {
             // questions open (302 of 791, against 1 of 1232 single) and its third stage ran
             // slower with them.
             aggregate_share: 1.0,
+            wide_core: 0,
+            wide_free: 1024,
         }
     }
 }
