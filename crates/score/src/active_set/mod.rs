@@ -274,9 +274,9 @@ impl<F: Fn(&Problem) -> bool> Rounds<'_, '_, F> {
     ///
     /// From [`FastSettings::large_rank`] on, a warm guess ([`Origin::Guess`]) gives way to a
     /// cold start when its first dual contradicts more statuses than one repair frees (with
-    /// [`crate::RepairSettings::far_off_restarts`]: at d = 50 repairing a guess that far off grew
-    /// the free set to a large share of the weights, far costlier there than a cold start; in
-    /// the d = 10 Gaussian's lifted refinement the repairs cost less) or when it is still
+    /// [`crate::RepairSettings::far_off_restarts`]: repairing a guess that far off can grow the
+    /// free set to a large share of the weights, costlier than a cold start; in the d = 10
+    /// Gaussian's lifted refinement the repairs cost less) or when it is still
     /// undecided after [`crate::RepairSettings::guess_rounds`] rounds; below that rank it is
     /// repaired. A guess whose fold is infeasible is unfolded like any other set
     /// ([`unfold_until_feasible`], along the violated direction), which cost less than a cold

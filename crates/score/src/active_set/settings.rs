@@ -200,8 +200,8 @@ impl Default for RepairSettings {
             // grouped; left alone, the repairs of an undecided guess reached the round that
             // frees every weight.
             guess_rounds: 6,
-            // The d = 50 mean's stages: a far-off guess's repairs grew its free set to a large
-            // share of the 50000 weights, costlier than a cold start.
+            // The mean keeps it: on the d = 50 stage-4 replay, four times the repair budget
+            // before a restart did not pay (docs/performance.md, section 6).
             far_off_restarts: true,
         }
     }
