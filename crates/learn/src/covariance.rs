@@ -173,25 +173,11 @@ pub struct CovarianceSettings {
     /// The largest planned error `|Sigma^-1/2 Sigma_hat Sigma^-1/2 - I|_F` a plan may have
     /// (default 0.5): above it the plan is refused as having too few records.
     pub max_planned_error: f64,
-    /// The lifted refinement's compressed score programs aggregate their free weights where
-    /// more than this share of the weights start free in them (the score's
-    /// `CompressSettings::aggregate_share`, MATH.md 4.10; default 0.25). The d = 10 Gaussian's
-    /// refinement starts 45-50% free: a compressed answer took 0.07-1.2 s with single weights,
-    /// 10-40 ms grouped. Releases are the same either way (every answer is certified).
-    pub compressed_aggregate_share: f64,
-    /// Whether the lifted refinement's score restarts cold a warm guess whose first dual
-    /// contradicts more statuses than one repair frees (the score's
-    /// `RepairSettings::far_off_restarts`; default false: it repairs them, as below Newton rank
-    /// 512). On the d = 10 Gaussian with 0.5% far records the cold restarts took 91 s of the
-    /// first refinement stage's 385 s and 150 s of the second's 972 s; without them the fit
-    /// took 26:59 against 28:51 side by side. Releases are the same either way.
-    pub far_off_restarts: bool,
-    /// The lifted refinement's compressed programs that [`Self::compressed_aggregate_share`]
-    /// leaves single are aggregated beyond 1024 free weights, with this many single weights on
-    /// each side of the margins' crossing (the score's `CompressSettings::wide_core`; default
-    /// 128; 0: never). On the d = 10 Gaussian with 0.5% far records the fit took 17:45 with it
-    /// against 22:03 without, side by side. Releases are the same either way.
-    pub compressed_wide_core: usize,
+    /// The fast CM settings of the lifted refinement's stages (default: the score's defaults,
+    /// [`FastSettings::default`], with three changes written in [`CovarianceSettings::default`],
+    /// each measured on the d = 10 Gaussian with lifted `D = 55`). Releases are the same for
+    /// any of them: every answer is certified.
+    pub refinement_score: FastSettings,
 }
 
 impl Default for CovarianceSettings {
@@ -205,24 +191,27 @@ impl Default for CovarianceSettings {
             preconditioner_points: PreconditionerPoints::Planned,
             refinement_stages: 2,
             max_planned_error: 0.5,
-            compressed_aggregate_share: 0.25,
-            far_off_restarts: false,
-            compressed_wide_core: 128,
+            refinement_score: refinement_score(),
         }
     }
 }
 
-impl CovarianceSettings {
-    /// The fast CM settings of the lifted refinement's stages: the defaults with
-    /// [`Self::compressed_aggregate_share`], [`Self::far_off_restarts`] and
-    /// [`Self::compressed_wide_core`].
-    fn refinement_score(&self) -> FastSettings {
-        let mut score = FastSettings::default();
-        score.compress.aggregate_share = self.compressed_aggregate_share;
-        score.compress.wide_core = self.compressed_wide_core;
-        score.repair.far_off_restarts = self.far_off_restarts;
-        score
-    }
+/// The lifted refinement's default score settings: [`FastSettings::default`] with
+/// - compressed programs aggregated where more than a quarter of their weights start free
+///   (`compress.aggregate_share`, MATH.md 4.10): the clean d = 10 Gaussian's refinement starts
+///   45-50% free, and a compressed answer took 0.07-1.2 s with single weights, 10-40 ms grouped;
+/// - far-off warm guesses repaired, not restarted cold (`repair.far_off_restarts`): with 0.5%
+///   far records the cold restarts took 91 s of the first refinement stage's 385 s and 150 s of
+///   the second's 972 s, and the fit 28:51 against 26:59 without them, side by side;
+/// - the compressed programs it leaves single aggregated beyond `compress.wide_free` free
+///   weights with 128 single on each side of the margins' crossing (`compress.wide_core`):
+///   the same far fit took 17:45 with it against 22:03 without, side by side.
+fn refinement_score() -> FastSettings {
+    let mut score = FastSettings::default();
+    score.compress.aggregate_share = 0.25;
+    score.repair.far_off_restarts = false;
+    score.compress.wide_core = 128;
+    score
 }
 
 /// Where the preconditioner's stages release their second moment (MATH.md 5.2, 5.3b).
@@ -1030,7 +1019,7 @@ impl PrivateCovariance {
                 gamma: stage.gamma,
                 epsilon: stage.epsilon,
                 sampler: self.privacy.sampler,
-                score: self.settings.refinement_score(),
+                score: self.settings.refinement_score.clone(),
             };
             let out = run_cm_stage(lifted, &cm, Some(Box::new(band)), &mut rng, &mut |p| {
                 progress(step, p)

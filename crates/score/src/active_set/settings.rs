@@ -16,7 +16,7 @@ use sosdp_oracle::Refinement;
 /// [`FastSettings::large_rank`] on, warm guesses that are far off or stay undecided restart
 /// cold, free weights are aggregated and the compressed program is tried; from
 /// [`ColdStartSettings::tight_rank`] on, cold sets get the tighter unfolded budget.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct FastSettings {
     /// Largest accepted bracket width `upper - lower`, in points (MATH.md 3.2's zeta).
     pub accuracy: f64,
@@ -99,7 +99,7 @@ impl FastSettings {
 
 /// The cold start: the active set estimated from a cascade of subsamples, its loose first
 /// round and its unfolded budget. Defaults in [`ColdStartSettings::default`].
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ColdStartSettings {
     /// Margin used after the cold-start estimate from a subsample, whose dual is noisier.
     pub cold_margin: f64,
@@ -167,7 +167,7 @@ impl Default for ColdStartSettings {
 }
 
 /// The repair rounds of an evaluation. Defaults in [`RepairSettings::default`].
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct RepairSettings {
     /// Repair rounds before falling back to the reference backend (the last frees every
     /// weight).
@@ -184,7 +184,7 @@ pub struct RepairSettings {
     /// From [`FastSettings::large_rank`] on, a warm guess whose first dual contradicts more
     /// statuses than one repair frees restarts cold (`true`, the default) or is repaired like
     /// any other (`false`; the `guess_rounds` rule still applies). The covariance's lifted
-    /// refinement repairs them (`sosdp_learn::CovarianceSettings::far_off_restarts`).
+    /// refinement repairs them (`sosdp_learn::CovarianceSettings::refinement_score`).
     pub far_off_restarts: bool,
 }
 
@@ -210,7 +210,7 @@ impl Default for RepairSettings {
 /// Aggregation of free weights into groups of equal weight (MATH.md 4.10,
 /// [`crate::active_set::group`]), from rank [`FastSettings::large_rank`] on (an iteration then
 /// costs `m^2` per free weight). Defaults in [`AggregateSettings::default`].
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct AggregateSettings {
     /// Free weights are aggregated when a reduced problem has more than `aggregate_free` of
     /// them.
@@ -235,7 +235,7 @@ impl Default for AggregateSettings {
 
 /// The CM program compressed onto a subspace ([`crate::cm::compress`], MATH.md 4.9), tried
 /// from rank [`FastSettings::large_rank`] on. Defaults in [`CompressSettings::default`].
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct CompressSettings {
     /// A membership question whose warm guess (from the tightest kept cut) folds an infeasible
     /// set first tries to certify NO on the CM program compressed onto a subspace spanned by
@@ -274,13 +274,13 @@ pub struct CompressSettings {
     /// 4.10) when more than this share of the `n` weights start free in it (margins under the
     /// kept cut's dual within `compress_margin` of 0); 1 (the default) never. Its cut and its
     /// repaired weights are certified on the full program either way. The covariance's lifted
-    /// refinement sets it (`sosdp_learn::CovarianceSettings::compressed_aggregate_share`).
+    /// refinement sets it (`sosdp_learn::CovarianceSettings::refinement_score`).
     pub aggregate_share: f64,
     /// A compressed program that [`Self::aggregate_share`] leaves single is still aggregated
     /// when more than `wide_free` of its weights are free, with `wide_core` single weights on
     /// each side of the margins' zero crossing ([`crate::active_set::group::Grouping`]); 0 (the
     /// default) never. The covariance's lifted refinement sets it
-    /// (`sosdp_learn::CovarianceSettings::compressed_wide_core`).
+    /// (`sosdp_learn::CovarianceSettings::refinement_score`).
     pub wide_core: usize,
     /// See [`Self::wide_core`].
     pub wide_free: usize,
@@ -321,7 +321,7 @@ impl Default for CompressSettings {
 
 /// What the fast CM backend keeps between evaluations. Defaults in
 /// [`MemorySettings::default`].
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct MemorySettings {
     /// Number of recent cuts (affine minorants of CM from the duals of its solves) kept for
     /// warm starts and certified outer chord ends.

@@ -1,41 +1,35 @@
 //! The stopping rules of the interior-point method, one struct.
 
-/// Stopping rules and budget of one interior-point solve ([`super::solve`]).
-///
-/// Defaults: `gap_tol = 1e-9`, `feas_tol = 1e-9`, `max_iter = 80`, `stall_factor = 1e3`,
-/// `step_fraction = 0.99`, `refinement_steps = 8`,
-/// `refinement_tol = 1e-14`, `split_flops = 1e8`, `stored_entries = 2^28`,
-/// `stream_columns = 1024`. The fast backends build theirs from
-/// [`crate::FastSettings`].
-#[derive(Clone, Debug)]
+/// Stopping rules and budget of one interior-point solve ([`super::solve`]). Defaults in
+/// [`IpmSettings::default`]; the fast backends build theirs from [`crate::FastSettings`].
+#[derive(Clone, Debug, PartialEq)]
 pub struct IpmSettings {
     /// Absolute duality gap `s^T z` at which an accurate iterate is converged (objective
-    /// units). Default `1e-9`.
+    /// units).
     pub gap_tol: f64,
     /// Relative primal and dual residuals (max-norm over `1 + ` the max-norm of `h`, resp. of
-    /// the costs) at or below which an iterate is accurate. Default `1e-9`.
+    /// the costs) at or below which an iterate is accurate.
     pub feas_tol: f64,
-    /// Largest number of Newton steps. Default 80.
+    /// Largest number of Newton steps.
     pub max_iter: usize,
     /// The method has stalled when an accurate iterate was seen and the dual residual has
     /// since grown beyond `stall_factor * feas_tol` (late Newton systems lose accuracy when
     /// the box duals span many decades); the solve then returns the accurate iterate with the
-    /// smallest gap. Default `1e3`.
+    /// smallest gap.
     pub stall_factor: f64,
-    /// Fraction of the step to the cone's boundary taken (steps are capped at 1). Default
-    /// 0.99.
+    /// Fraction of the step to the cone's boundary taken (steps are capped at 1).
     pub step_fraction: f64,
-    /// Most steps of iterative refinement of the corrector's Newton solve. Default 8.
+    /// Most steps of iterative refinement of the corrector's Newton solve.
     pub refinement_steps: usize,
     /// The refinement stops once the residual is at most `refinement_tol` times the
-    /// right-hand side's max-norm (rounding level), or no longer halves. Default `1e-14`.
+    /// right-hand side's max-norm (rounding level), or no longer halves.
     pub refinement_tol: f64,
     /// A Woodbury Newton system whose rank-`N` update costs at least this many flops
     /// (`N m^2` for `N` free weights and rank `m`) is formed, and multiplied by, as two column
     /// halves on rayon's threads, each with single-threaded BLAS. Two cores then share one
     /// solve. Results depend only on the fixed two-way split, not on the core count, as long as
-    /// OpenBLAS runs each call on one thread (the `sosdp` binary sets it). Default `1e8` (about
-    /// 5 ms on one core); `f64::INFINITY` keeps every product whole.
+    /// OpenBLAS runs each call on one thread (the `sosdp` binary sets it); `f64::INFINITY`
+    /// keeps every product whole.
     pub split_flops: f64,
     /// Largest number of entries of a Newton-system matrix sized by the `N` free weights that
     /// is kept whole: the Woodbury factor `Fs` (`m x N`, `m` the rank of the low-rank part)
@@ -45,11 +39,9 @@ pub struct IpmSettings {
     /// `I + Fs Fs^T` is accumulated from `stream_columns` of its columns at a time) and `M_aa`
     /// is multiplied through the same structure, so that a solve needs `O(n D)` memory plus one
     /// `min(N, m)`-square factor, never `m x N` (issue 36: at `D = 210` an `Fs` of 90000
-    /// columns took 16 GB). Default `2^28` (2 GB; every solve up to `D = 55` with `N = 100000`
-    /// stays whole, so its numbers are the same as before the bound).
+    /// columns took 16 GB).
     pub stored_entries: usize,
-    /// Columns of `Fs` formed at once when it is streamed (see `stored_entries`). Default 1024
-    /// (180 MB at `m = 22366`, `D = 210`).
+    /// Columns of `Fs` formed at once when it is streamed (see `stored_entries`).
     pub stream_columns: usize,
 }
 
@@ -63,8 +55,12 @@ impl Default for IpmSettings {
             step_fraction: 0.99,
             refinement_steps: 8,
             refinement_tol: 1e-14,
+            // About 5 ms on one core.
             split_flops: 1e8,
+            // 2 GB: every solve up to `D = 55` with `N = 100000` stays whole, so its numbers
+            // are the same as before the bound.
             stored_entries: 1 << 28,
+            // 180 MB at `m = 22366`, `D = 210`.
             stream_columns: 1024,
         }
     }
