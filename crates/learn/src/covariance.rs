@@ -173,10 +173,12 @@ pub struct CovarianceSettings {
     /// The largest planned error `|Sigma^-1/2 Sigma_hat Sigma^-1/2 - I|_F` a plan may have
     /// (default 0.5): above it the plan is refused as having too few records.
     pub max_planned_error: f64,
-    /// The fast CM settings of the lifted refinement's stages (default: the score's defaults,
-    /// [`FastSettings::default`], with three changes written in [`CovarianceSettings::default`],
-    /// each measured on the d = 10 Gaussian with lifted `D = 55`). Releases are the same for
-    /// any of them: every answer is certified.
+    /// The fast CM settings of the lifted refinement's stages. Default: [`FastSettings::default`]
+    /// with its compressed programs aggregated more often (`compress.aggregate_share`,
+    /// `compress.wide_core`) and far-off warm guesses repaired, not restarted cold
+    /// (`repair.far_off_restarts`), each measured on the d = 10 Gaussian (lifted `D = 55`;
+    /// the values and their measurements beside `CovarianceSettings::default`'s code).
+    /// Releases are the same for any of them: every answer is certified.
     pub refinement_score: FastSettings,
 }
 
