@@ -177,7 +177,8 @@ pub struct CovarianceSettings {
     /// with its compressed programs aggregated more often (`compress.aggregate_share`,
     /// `compress.wide_core`) and far-off warm guesses repaired, not restarted cold
     /// (`repair.far_off_restarts`), each measured on the d = 10 Gaussian (lifted `D = 55`;
-    /// the values and their measurements beside `CovarianceSettings::default`'s code).
+    /// the values and their measurements are in the function `CovarianceSettings::default`
+    /// calls, in this file).
     /// Releases are the same for any of them: every answer is certified.
     pub refinement_score: FastSettings,
 }

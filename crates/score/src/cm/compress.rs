@@ -217,9 +217,8 @@ impl CertifiedMean {
 /// [`crate::CompressSettings::wide_free`] are free. Where the kept cut's margins leave about
 /// half the weights free (the d = 10 Gaussian's lifted refinement, `D = 55`), a compressed
 /// solve of the single weights took 0.07-1.2 s, more than the full program's grouped rounds
-/// (about 26 ms); grouped, 10-40 ms. With 0.5% far records its second stage solved about 11800
-/// compressed programs of about 1700 single free weights, 27.5 ms each (325 s); with a wide
-/// core of 128 the fit took 17:45 against 22:03, the same release.
+/// (about 26 ms); grouped, 10-40 ms. The wide core's measurement is beside the refinement's
+/// settings (`sosdp_learn::CovarianceSettings::refinement_score`).
 fn compressed_grouping(
     set: &ActiveSet,
     free: usize,
