@@ -23,7 +23,7 @@ pub fn solve(
     settings: &IpmSettings,
     mut progress: impl FnMut(&IterationReport) -> bool,
 ) -> Solution {
-    let mut it = initial_point(problem, a0, t0);
+    let mut it = initial_point(problem, a0, t0, settings);
     let h = problem.h();
     let c = problem.c();
     let degree = problem.degree();
@@ -177,18 +177,31 @@ pub(super) fn newton_step(
     Some(next)
 }
 
-/// Primal point from the guess (slacks shifted into the cone where needed); duals centred on
+/// Primal point from the guess, moved towards 0 into the cone when the guess is infeasible
+/// ([`start_scale`]); slacks `h - G x`, shifted into the cone where needed; duals centred on
 /// the slacks (`Z_b = y_b S_b^{-1}`) and, for the weights, chosen to satisfy the dual
 /// equations exactly.
-pub(super) fn initial_point(problem: &Problem, a0: &[f64], t0: &[f64]) -> Iterate {
+pub(super) fn initial_point(
+    problem: &Problem,
+    a0: &[f64],
+    t0: &[f64],
+    settings: &IpmSettings,
+) -> Iterate {
     let n = problem.n();
-    let x = XVec {
+    let h = problem.h();
+    let mut x = XVec {
         a: a0.to_vec(),
         t: t0.to_vec(),
     };
-    let h = problem.h();
+    let mut g = problem.g(&x);
+    let c = start_scale(&h, &g, settings.start_fraction);
+    if c < 1.0 {
+        x.a.iter_mut().for_each(|v| *v *= c);
+        x.t.iter_mut().for_each(|v| *v *= c);
+        g = problem.g(&x);
+    }
     let mut s = h.clone();
-    s.axpy(-1.0, &problem.g(&x));
+    s.axpy(-1.0, &g);
     for (sj, r) in s.row.iter_mut().zip(&problem.rows) {
         let floor = 0.1 * (1.0 + r.h.abs());
         if *sj < floor {
@@ -251,4 +264,133 @@ pub(super) fn initial_point(problem: &Problem, a0: &[f64], t0: &[f64]) -> Iterat
     }
     let z = ConeVec { lo, up, row, blk };
     Iterate { x, s, z }
+}
+
+/// The factor `c` of the start `c x0` ([`IpmSettings::start_fraction`] `f`). `G` is linear, so
+/// the slacks along the segment are `h - c G x0`. When every block's constant is positive
+/// definite, every row's `h_j >= 0`, and `(G x0)_j < 0` on the rows with `h_j = 0`, the slacks
+/// stay inside the cone for `0 < c < c_max`, with
+/// `c_max = min(min_b 1 / lambda_max(L_b^{-1} G_b x0 L_b^{-T}), min_{j: (G x0)_j > 0} h_j / (G x0)_j)`
+/// (`C_b = L_b L_b^T`); the boxes hold for every `c` in `(0, 1]` since `0 < a0 < u`. A guess
+/// outside the cone (`c_max <= 1`) then starts at `c = f c_max`, strictly feasible with zero
+/// primal residual, instead of with its slacks shifted into the cone; a feasible guess is kept
+/// (`c = 1`), and so is every guess when `f = 0` or the constants are not strictly feasible.
+fn start_scale(h: &ConeVec, g: &ConeVec, fraction: f64) -> f64 {
+    if !(fraction > 0.0) {
+        return 1.0;
+    }
+    let mut c_max = f64::INFINITY;
+    for (&hj, &gj) in h.row.iter().zip(&g.row) {
+        if hj < 0.0 || (hj == 0.0 && gj >= 0.0) {
+            return 1.0;
+        }
+        if gj > 0.0 {
+            c_max = c_max.min(hj / gj);
+        }
+    }
+    for (hb, gb) in h.blk.iter().zip(&g.blk) {
+        let Some(l_inv) =
+            nalgebra::Cholesky::new(sym(hb.clone())).and_then(|f| f.l().try_inverse())
+        else {
+            return 1.0;
+        };
+        let largest = sym(&l_inv * gb * l_inv.transpose())
+            .symmetric_eigenvalues()
+            .max();
+        if largest > 0.0 {
+            c_max = c_max.min(1.0 / largest);
+        }
+    }
+    if c_max <= 1.0 { fraction * c_max } else { 1.0 }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{initial_point, solve, start_scale};
+    use crate::ipm::{IpmSettings, LinearRow, Problem, Termination};
+    use nalgebra::DMatrix;
+    use rand::{RngExt, SeedableRng};
+    use std::borrow::Cow;
+
+    /// A packing program whose middle guess `a = 1/2` overfills its LMI `I - sum a_i w_i w_i^T`.
+    fn overfilled() -> Problem<'static> {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+        let points = DMatrix::from_fn(3, 40, |_, _| rng.random_range(-1.0..1.0));
+        Problem::packing(DMatrix::identity(3, 3), Cow::Owned(points))
+    }
+
+    /// The primal residual `max |G x + s - h|` of the start.
+    fn start_residual(problem: &Problem, settings: &IpmSettings) -> f64 {
+        let a0 = vec![0.5; problem.n()];
+        let it = initial_point(problem, &a0, &[], settings);
+        let mut r = problem.g(&it.x);
+        r.axpy(1.0, &it.s);
+        r.axpy(-1.0, &problem.h());
+        r.max_abs()
+    }
+
+    /// A guess beyond the feasible scale starts strictly feasible at `start_fraction` of it
+    /// (zero primal residual; the weights use half of the LMI along their largest direction),
+    /// and the solve reaches the optimum of the solve from the shifted guess (both end at an
+    /// accurate iterate). Non-vacuous: the guess
+    /// overfills the LMI, so keeping it (`start_fraction = 0`) leaves a primal residual.
+    #[test]
+    fn a_guess_beyond_the_feasible_scale_starts_feasible() {
+        let problem = overfilled();
+        let kept = IpmSettings::default();
+        assert_eq!(kept.start_fraction, 0.0);
+        let scaled = IpmSettings {
+            start_fraction: 0.5,
+            ..IpmSettings::default()
+        };
+        assert!(start_residual(&problem, &kept) > 1e-3);
+        assert!(start_residual(&problem, &scaled) < 1e-12);
+        let a0 = vec![0.5; problem.n()];
+        let it = initial_point(&problem, &a0, &[], &scaled);
+        let used = problem.g(&it.x).blk[0]
+            .clone()
+            .symmetric_eigenvalues()
+            .max();
+        assert!((used - scaled.start_fraction).abs() < 1e-9, "{used}");
+        let a = solve(&problem, &a0, &[], &kept, |_| false);
+        let b = solve(&problem, &a0, &[], &scaled, |_| false);
+        for sol in [&a, &b] {
+            assert!(matches!(
+                sol.termination,
+                Termination::Converged | Termination::Stalled
+            ));
+        }
+        assert!((a.primal_objective - b.primal_objective).abs() < 1e-7);
+    }
+
+    /// `c` is the largest feasible scale times the fraction for an infeasible guess, and 1 (the
+    /// guess kept) for a feasible one or when the constants are not strictly feasible.
+    #[test]
+    fn the_start_scale_follows_the_constants() {
+        let problem = overfilled();
+        let g = problem.g(&super::XVec {
+            a: vec![0.5; problem.n()],
+            t: vec![],
+        });
+        let h = problem.h();
+        let largest = g.blk[0].clone().symmetric_eigenvalues().max();
+        assert!(largest > 1.0);
+        assert!((start_scale(&h, &g, 0.5) - 0.5 / largest).abs() < 1e-12);
+        assert_eq!(start_scale(&h, &g, 0.0), 1.0);
+        assert_eq!(
+            start_scale(&h, &g.map(|_, _, v| v * 1e-3, |_, m| m * 1e-3), 0.5),
+            1.0
+        );
+        let mut negative = problem.clone();
+        negative.rows.push(LinearRow {
+            h: -1.0,
+            a_coeff: -1.0,
+            extra: vec![],
+        });
+        let g = negative.g(&super::XVec {
+            a: vec![0.5; negative.n()],
+            t: vec![],
+        });
+        assert_eq!(start_scale(&negative.h(), &g, 0.5), 1.0);
+    }
 }

@@ -13,6 +13,8 @@
 //! The method is the standard infeasible primal-dual path-following method with
 //! Nesterov–Todd scaling and Mehrotra's predictor-corrector (as in CVXOPT's `coneqp`,
 //! without the homogeneous embedding: the problems here are always feasible and bounded).
+//! A primal guess outside the cone either keeps its slacks shifted into the cone or, with
+//! [`IpmSettings::start_fraction`], starts at a strictly feasible multiple of itself.
 //! Writing the constraints as `G x + s = h`, `s, z` in the cone, the Newton step reduces to
 //! the normal equations `G^T (W^T W)^{-1} G dx = rhs`, whose weight block is
 //!
