@@ -332,8 +332,8 @@ mod tests {
     /// A guess beyond the feasible scale starts strictly feasible at `start_fraction` of it
     /// (zero primal residual; the weights use half of the LMI along their largest direction),
     /// and the solve reaches the optimum of the solve from the shifted guess (both end at an
-    /// accurate iterate). Non-vacuous: the guess
-    /// overfills the LMI, so keeping it (`start_fraction = 0`) leaves a primal residual.
+    /// accurate iterate). Non-vacuous: the guess overfills the LMI, so keeping it
+    /// (`start_fraction = 0`) leaves a primal residual.
     #[test]
     fn a_guess_beyond_the_feasible_scale_starts_feasible() {
         let problem = overfilled();
@@ -379,6 +379,13 @@ mod tests {
         assert_eq!(start_scale(&h, &g, 0.0), 1.0);
         assert_eq!(
             start_scale(&h, &g.map(|_, _, v| v * 1e-3, |_, m| m * 1e-3), 0.5),
+            1.0
+        );
+        // A guess 1.5 times inside its feasible scale is kept (moving it to half the scale
+        // would give `c = 0.75`).
+        let inside = 1.0 / (1.5 * largest);
+        assert_eq!(
+            start_scale(&h, &g.map(|_, _, v| v * inside, |_, m| m * inside), 0.5),
             1.0
         );
         let mut negative = problem.clone();
