@@ -37,5 +37,6 @@ pub use error::ScoreError;
 pub use eval::ScoreEval;
 pub use membership::{Decision, Refinement, member_from_bracket};
 pub use oracle::{
-    ScoreOracle, check_chord_args, chord_by_bisection, decide, end_by_bisection, evaluate_batch,
+    ScoreOracle, check_chord_args, chord_by_bisection, decide, decide_then, end_by_bisection,
+    evaluate_batch,
 };

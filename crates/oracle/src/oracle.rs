@@ -46,6 +46,14 @@ pub trait ScoreOracle {
         decide(self, theta, level)
     }
 
+    /// [`ScoreOracle::decide`] for a question whose YES is followed by the question at `next`
+    /// (below `level`) at the same `theta`, as the sampler's level index descends one grid
+    /// level at a time: the first bracket comes from [`ScoreOracle::member_eval_then`].
+    /// Wrappers override it to count decisions.
+    fn decide_then(&self, theta: &[f64], level: f64, next: f64) -> Result<Decision, ScoreError> {
+        decide_then(self, theta, level, next)
+    }
+
     /// How undecided brackets are refined (default [`Refinement::default`]).
     fn refinement(&self) -> Refinement {
         Refinement::default()
@@ -58,6 +66,20 @@ pub trait ScoreOracle {
     fn member_eval(&self, theta: &[f64], level: f64) -> Result<ScoreEval, ScoreError> {
         let _ = level;
         self.evaluate(theta)
+    }
+
+    /// [`ScoreOracle::member_eval`] for a question whose YES is followed by the question at
+    /// `next` (below `level`) at the same `theta`: a backend may go on after a YES until its
+    /// bracket also decides `next`, in the same solve (a narrower bracket, certified like any
+    /// other, so the answer is the same). Default: [`ScoreOracle::member_eval`].
+    fn member_eval_then(
+        &self,
+        theta: &[f64],
+        level: f64,
+        next: f64,
+    ) -> Result<ScoreEval, ScoreError> {
+        let _ = next;
+        self.member_eval(theta, level)
     }
 
     /// [`ScoreOracle::member_eval`] with a bracket of width at most `accuracy` (below the
@@ -116,9 +138,34 @@ pub fn decide<O: ScoreOracle + ?Sized>(
     theta: &[f64],
     level: f64,
 ) -> Result<Decision, ScoreError> {
+    refine(oracle, theta, level, oracle.member_eval(theta, level)?)
+}
+
+/// [`decide`] from the bracket of [`ScoreOracle::member_eval_then`] (a YES will be followed by
+/// the question at `next`).
+pub fn decide_then<O: ScoreOracle + ?Sized>(
+    oracle: &O,
+    theta: &[f64],
+    level: f64,
+    next: f64,
+) -> Result<Decision, ScoreError> {
+    refine(
+        oracle,
+        theta,
+        level,
+        oracle.member_eval_then(theta, level, next)?,
+    )
+}
+
+/// The refinement loop of [`decide`] from the first bracket `eval`.
+fn refine<O: ScoreOracle + ?Sized>(
+    oracle: &O,
+    theta: &[f64],
+    level: f64,
+    mut eval: ScoreEval,
+) -> Result<Decision, ScoreError> {
     let settings = oracle.refinement();
     let floor = settings.floor_points(oracle.max_score());
-    let mut eval = oracle.member_eval(theta, level)?;
     // The accuracy asked for by the last refinement (none yet).
     let mut requested = f64::INFINITY;
     let mut refinements = 0;

@@ -147,6 +147,29 @@ impl<'a, O: ScoreOracle + ?Sized> Counted<'a, O> {
         })
     }
 
+    /// The wrapped oracle's decision `decide()` at `level` (or [`Decision::unknown`] when it
+    /// fails), counted (with its refinements and ties) and timed.
+    fn counted_decision(
+        &self,
+        theta: &[f64],
+        level: f64,
+        decide: impl FnOnce() -> Result<Decision, ScoreError>,
+    ) -> Result<Decision, ScoreError> {
+        self.check_point(theta)?;
+        self.memberships.fetch_add(1, Ordering::Relaxed);
+        let answer = timed(&self.nanos[1], decide);
+        let decision = self.total(answer, || Decision::unknown(level, self.oracle.max_score()));
+        if decision.refinements > 0 {
+            self.refined.fetch_add(1, Ordering::Relaxed);
+            self.refinements
+                .fetch_add(decision.refinements, Ordering::Relaxed);
+        }
+        if decision.tie {
+            self.ties.fetch_add(1, Ordering::Relaxed);
+        }
+        Ok(decision)
+    }
+
     /// The always-valid bracket of this oracle's score.
     fn unknown(&self) -> ScoreEval {
         ScoreEval::unknown(self.oracle.max_score())
@@ -186,22 +209,13 @@ impl<O: ScoreOracle + ?Sized> ScoreOracle for Counted<'_, O> {
         Ok(self.total(answer, || self.unknown()))
     }
 
-    /// The wrapped oracle's decision (or [`Decision::unknown`] when it fails), counted (with
-    /// its refinements and ties) and timed.
+    /// The wrapped oracle's decision, counted and timed ([`Self::counted_decision`]).
     fn decide(&self, theta: &[f64], level: f64) -> Result<Decision, ScoreError> {
-        self.check_point(theta)?;
-        self.memberships.fetch_add(1, Ordering::Relaxed);
-        let answer = timed(&self.nanos[1], || self.oracle.decide(theta, level));
-        let decision = self.total(answer, || Decision::unknown(level, self.oracle.max_score()));
-        if decision.refinements > 0 {
-            self.refined.fetch_add(1, Ordering::Relaxed);
-            self.refinements
-                .fetch_add(decision.refinements, Ordering::Relaxed);
-        }
-        if decision.tie {
-            self.ties.fetch_add(1, Ordering::Relaxed);
-        }
-        Ok(decision)
+        self.counted_decision(theta, level, || self.oracle.decide(theta, level))
+    }
+
+    fn decide_then(&self, theta: &[f64], level: f64, next: f64) -> Result<Decision, ScoreError> {
+        self.counted_decision(theta, level, || self.oracle.decide_then(theta, level, next))
     }
 
     fn refinement(&self) -> Refinement {
@@ -211,6 +225,17 @@ impl<O: ScoreOracle + ?Sized> ScoreOracle for Counted<'_, O> {
     fn member_eval(&self, theta: &[f64], level: f64) -> Result<ScoreEval, ScoreError> {
         self.check_point(theta)?;
         let answer = self.oracle.member_eval(theta, level);
+        Ok(self.total(answer, || self.unknown()))
+    }
+
+    fn member_eval_then(
+        &self,
+        theta: &[f64],
+        level: f64,
+        next: f64,
+    ) -> Result<ScoreEval, ScoreError> {
+        self.check_point(theta)?;
+        let answer = self.oracle.member_eval_then(theta, level, next);
         Ok(self.total(answer, || self.unknown()))
     }
 

@@ -202,7 +202,7 @@ pub fn sample<O: ScoreOracle + Sync + ?Sized, D: Domain, R: Rng + ?Sized>(
         if rungs.len() == settings.max_rungs {
             return Err(SamplerError::LadderTooLong(settings.max_rungs));
         }
-        let samples = target.with_body(level, |body| {
+        let samples = target.with_body(level, None, |body| {
             uniform_samples(
                 body,
                 &target.directions,

@@ -67,6 +67,9 @@ pub struct LevelBody<'a, O: ?Sized, D: ?Sized> {
     oracle: &'a O,
     domain: &'a D,
     level: f64,
+    /// The level of the question that follows a YES at the same point, if the caller asks one
+    /// ([`Self::asking_next`]).
+    next: Option<f64>,
     line: LineMove,
     /// Running length scale of the chords' half-lengths (geometric mean).
     scale: Cell<f64>,
@@ -80,9 +83,19 @@ impl<'a, O: ScoreOracle + Sync + ?Sized, D: Domain + ?Sized> LevelBody<'a, O, D>
             oracle,
             domain,
             level,
+            next: None,
             line,
             scale: Cell::new(scale),
         }
+    }
+
+    /// The same body, whose membership questions say that a YES is followed by the question
+    /// at `next` at the same point ([`ScoreOracle::decide_then`]): the slice chain's level
+    /// index descends from an accepted point one grid level below the body's. The answers
+    /// are the same; a backend may decide both in one solve.
+    pub fn asking_next(mut self, next: Option<f64>) -> Self {
+        self.next = next;
+        self
     }
 
     /// Fold a half-length into the running scale (geometric mean: robust to the spread of
@@ -103,18 +116,26 @@ impl<'a, O: ScoreOracle + Sync + ?Sized, D: Domain + ?Sized> LevelBody<'a, O, D>
         uniform: &mut dyn FnMut() -> f64,
     ) -> Result<f64, SamplerError> {
         let (dlo, dhi) = self.domain.chord(x, u)?;
-        let (oracle, level) = (self.oracle, self.level);
+        let (oracle, level, next) = (self.oracle, self.level, self.next);
         // Beyond the outer ends the oracle already certifies, its answer is NO whatever its
         // state: such a query is answered without asking, so the chain is the same as with
         // every query asked (and does not depend on which cuts the oracle happens to hold).
         let (cut_lo, cut_hi) = oracle.outer_ends(x, u, level);
         let certified_out = |s: f64| cut_lo.is_some_and(|c| s < c) || cut_hi.is_some_and(|c| s > c);
-        let inside = |s: f64| -> Result<bool, SamplerError> {
+        // A shrinkage proposal answered YES is the accepted point, where the question at `next`
+        // follows; a stepping-out end is not.
+        let ask = |s: f64, next: Option<f64>| -> Result<bool, SamplerError> {
             if certified_out(s) {
                 return Ok(false);
             }
-            Ok(oracle.member(&on_line(x, u, s), level)?)
+            let point = on_line(x, u, s);
+            Ok(match next {
+                Some(next) => oracle.decide_then(&point, level, next)?.member,
+                None => oracle.member(&point, level)?,
+            })
         };
+        let inside = |s: f64| ask(s, None);
+        let proposal = |s: f64| ask(s, next);
         let both = |a: f64, b: f64| -> Result<(bool, bool), SamplerError> {
             if paired && !certified_out(a) && !certified_out(b) {
                 let (p, q) = rayon::join(|| inside(a), || inside(b));
@@ -164,12 +185,12 @@ impl<'a, O: ScoreOracle + Sync + ?Sized, D: Domain + ?Sized> LevelBody<'a, O, D>
                 let answers = if serves && rayon::current_num_threads() > 1 {
                     both(first, second)?
                 } else {
-                    let first_in = inside(first)?;
-                    (first_in, !first_in && serves && inside(second)?)
+                    let first_in = proposal(first)?;
+                    (first_in, !first_in && serves && proposal(second)?)
                 };
                 (Some(second), answers)
             } else {
-                (None, (inside(first)?, false))
+                (None, (proposal(first)?, false))
             };
             for (k, s) in std::iter::once(first).chain(second).enumerate() {
                 if !(s > lo && s < hi) {

@@ -171,7 +171,13 @@ impl<'a, O: ScoreOracle + Sync + ?Sized, D: Domain> Target<'a, O, D> {
             if asked == budget {
                 return Ok((j, false));
             }
-            let decision = self.oracle.decide(theta, self.levels.level(j - 1))?;
+            // A YES is followed by the question one level lower, unless that is below `first`.
+            let decision = if j - 1 > first {
+                let (level, next) = (self.levels.level(j - 1), self.levels.level(j - 2));
+                self.oracle.decide_then(theta, level, next)?
+            } else {
+                self.oracle.decide(theta, self.levels.level(j - 1))?
+            };
             asked += 1;
             if !decision.member {
                 return Ok((j, true));
@@ -191,7 +197,9 @@ impl<'a, O: ScoreOracle + Sync + ?Sized, D: Domain> Target<'a, O, D> {
     }
 
     /// `steps` hit-and-run steps from `x` in the body `Theta ∩ {s <= level}`, or in `Theta`
-    /// itself when `level` is at or above the top level.
+    /// itself when `level` is at or above the top level. The point a step accepts is where
+    /// the next level index descends from `level`: its membership questions say that a YES
+    /// is followed by the question one grid level lower ([`LevelBody::asking_next`]).
     pub fn walk<R: Rng + ?Sized>(
         &self,
         level: f64,
@@ -199,7 +207,7 @@ impl<'a, O: ScoreOracle + Sync + ?Sized, D: Domain> Target<'a, O, D> {
         steps: usize,
         rng: &mut R,
     ) -> Result<(), SamplerError> {
-        self.with_body(level, |body| {
+        self.with_body(level, Some(level - 1.0), |body| {
             for _ in 0..steps {
                 step(body, &self.directions, x, rng)?;
             }
@@ -207,16 +215,20 @@ impl<'a, O: ScoreOracle + Sync + ?Sized, D: Domain> Target<'a, O, D> {
         })
     }
 
-    /// Run `f` on the body at `level` (the domain at or above the top level).
+    /// Run `f` on the body at `level` (the domain at or above the top level), whose
+    /// membership questions say that a YES is followed by the question at `next`
+    /// ([`LevelBody::asking_next`]).
     pub fn with_body<T>(
         &self,
         level: f64,
+        next: Option<f64>,
         f: impl FnOnce(&dyn ConvexBody) -> Result<T, SamplerError>,
     ) -> Result<T, SamplerError> {
         if level >= self.levels.level(self.top) {
             return f(self.domain);
         }
-        let body = LevelBody::new(self.oracle, self.domain, level, self.scale.get(), self.line);
+        let body = LevelBody::new(self.oracle, self.domain, level, self.scale.get(), self.line)
+            .asking_next(next);
         let out = f(&body);
         self.scale.set(body.scale());
         out

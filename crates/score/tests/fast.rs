@@ -110,6 +110,48 @@ fn membership_matches_full_evaluation() {
     assert_eq!(decided, 36);
 }
 
+/// A membership question followed by the question one point lower (the sampler's level
+/// descent, [`FastCm::evaluate_then`]): the answer at the level is the reference's, and after
+/// a YES the bracket also decides the next level, YES or NO, as the reference does. Non-vacuous:
+/// the same questions without the next level, on a fresh backend, leave it undecided in some
+/// cases (the solve stops as soon as the level alone is decided).
+#[test]
+fn a_yes_followed_by_the_next_level_decides_both() {
+    let (n, d, g) = (2000, 6, 1.3);
+    let cm = instance(11, n, d, g);
+    let reference = ClarabelCm::new(cm.clone());
+    let mut r = rng(110);
+    let mut open_without = 0;
+    for _ in 0..6 {
+        let theta = random_theta(&mut r, d, g, 0.4);
+        let s = reference.evaluate(&theta).unwrap().score;
+        for (level, next) in [(s + 0.6, s - 0.4), (s + 0.7, s + 0.3)] {
+            let (eval, stats) = FastCm::new(cm.clone())
+                .evaluate_then(&theta, level, next)
+                .unwrap();
+            assert_ne!(stats.answer, Answer::Fallback);
+            assert!(
+                eval.upper <= level && eval.lower <= s + 1e-6,
+                "{s}: {eval:?}"
+            );
+            let decides = |e: &sosdp_score::ScoreEval| e.upper <= next || e.lower > next;
+            assert!(
+                decides(&eval),
+                "next level {next} open in {eval:?} (score {s})"
+            );
+            assert_eq!(eval.upper <= next, next > s, "{s}: {eval:?}");
+            let (alone, _) = FastCm::new(cm.clone())
+                .evaluate_detailed(&theta, Some(level))
+                .unwrap();
+            open_without += !decides(&alone) as usize;
+        }
+    }
+    assert!(
+        open_without >= 1,
+        "every question alone decided the next level too"
+    );
+}
+
 /// The membership question "score <= s + offset" at `far` (reference score `s`): answered
 /// without the fallback, as the reference answers it, by a bracket holding `s`.
 fn answer_far_query(fast: &FastCm, far: &[f64], s: f64, offset: f64) -> EvalStats {

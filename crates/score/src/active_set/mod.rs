@@ -175,7 +175,11 @@ pub(crate) fn decides(eval: &ScoreEval, level: Option<f64>) -> bool {
 /// Solve `full` starting from `set`; `certify(a, t, block_duals)` brackets the score of
 /// the full problem. `reduced_ok` rejects reduced problems that are infeasible by
 /// construction (then weights are unfolded). `t0` is the starting value of the free
-/// variables. Returns `None` when the rounds are exhausted.
+/// variables. With `level`, a round stops as soon as its objectives decide "score <= level"
+/// (by [`FastSettings::stop_margin`]); with `next` as well (the question a YES is followed
+/// by, below `level`), a round whose objectives say YES goes on until they also decide
+/// `next`, and its certified bracket is accepted once it decides both. Returns `None` when
+/// the rounds are exhausted.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn solve_certified(
     full: &Problem,
@@ -183,6 +187,7 @@ pub(crate) fn solve_certified(
     settings: &FastSettings,
     map: &ScoreMap,
     level: Option<f64>,
+    next: Option<f64>,
     reduced_ok: impl Fn(&Problem) -> bool,
     t0: &[f64],
     certify: impl Fn(&[f64], &[f64], &[DMatrix<f64>]) -> ScoreEval,
@@ -194,9 +199,10 @@ pub(crate) fn solve_certified(
                 map.score(p.dual_objective + fold_cost),
                 map.score(p.primal_objective + fold_cost),
             );
+            let decided = |k: f64| lo > k + margin || hi < k - margin;
             p.primal_residual < settings.stop_residual
                 && p.dual_residual < settings.stop_residual
-                && (lo > k + margin || hi < k - margin)
+                && (lo > k + margin || (hi < k - margin && next.is_none_or(decided)))
         })
     };
     let tolerance = IpmSettings {
@@ -211,9 +217,15 @@ pub(crate) fn solve_certified(
         t0,
         loose_scale: map.scale.abs(),
     };
+    // A YES at `level` is accepted once it also decides `next`.
+    let answers = |eval: &ScoreEval| match level.and_then(|k| member_from_bracket(eval, k)) {
+        Some(true) => next.is_none_or(|j| member_from_bracket(eval, j).is_some()),
+        Some(false) => true,
+        None => false,
+    };
     let (eval, set, sol, mut stats) = rounds.run(set, stop, |_, a, sol| {
         let eval = certify(a, &sol.extra, &sol.block_duals);
-        (decides(&eval, level) || eval.width() <= settings.accuracy).then_some(eval)
+        (answers(&eval) || eval.width() <= settings.accuracy).then_some(eval)
     })?;
     stats.decided_early = eval.width() > settings.accuracy;
     Some(Certified {

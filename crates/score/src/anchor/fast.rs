@@ -54,6 +54,7 @@ impl FastCm {
             &settings,
             &cm_map(n),
             None,
+            None,
             |_| true,
             &t0,
             certify,

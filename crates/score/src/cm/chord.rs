@@ -78,6 +78,7 @@ impl FastCm {
             &settings,
             &map,
             None,
+            None,
             |_| true,
             &[t0],
             certify,

@@ -220,6 +220,30 @@ impl FastCm {
         level: Option<f64>,
         accuracy: f64,
     ) -> Result<(ScoreEval, EvalStats), ScoreError> {
+        self.answer(theta, level, None, accuracy)
+    }
+
+    /// [`Self::evaluate_to`] for a membership question at `level` whose YES is followed by the
+    /// question at `next` (below it) at this `theta`: a round whose objectives say YES goes on
+    /// until they also decide `next` ([`solve_certified`]), so that its certificate or cut
+    /// answers the next question without a solve.
+    pub fn evaluate_then(
+        &self,
+        theta: &[f64],
+        level: f64,
+        next: f64,
+    ) -> Result<(ScoreEval, EvalStats), ScoreError> {
+        self.answer(theta, Some(level), Some(next), self.settings.accuracy)
+    }
+
+    /// The pipeline of [`Self::evaluate_to`], with the next question's level.
+    fn answer(
+        &self,
+        theta: &[f64],
+        level: Option<f64>,
+        next: Option<f64>,
+        accuracy: f64,
+    ) -> Result<(ScoreEval, EvalStats), ScoreError> {
         let cm = self.problem();
         cm.check_theta(theta)?;
         if !cm.in_domain(theta) {
@@ -228,7 +252,13 @@ impl FastCm {
                 EvalStats::answered(Answer::Outside, false),
             ));
         }
-        let query = Query::new(self, theta, level, accuracy);
+        let query = Query::new(
+            self,
+            theta,
+            level,
+            next.filter(|_| level.is_some()),
+            accuracy,
+        );
         for answerer in ShortCircuit::ORDER {
             if let Some((eval, stats)) = answerer.answer(self, &query) {
                 return Ok(self.answered(eval, stats));
@@ -315,6 +345,7 @@ impl FastCm {
             settings,
             &cm_map(n),
             level,
+            query.next,
             fold_feasible,
             &[],
             // The IPM's dual has weight cost 1/n: the certificate's Y (weight cost 1) is n Z.
@@ -414,6 +445,15 @@ impl ScoreOracle for FastCm {
 
     fn member_eval(&self, theta: &[f64], level: f64) -> Result<ScoreEval, ScoreError> {
         Ok(self.evaluate_detailed(theta, Some(level))?.0)
+    }
+
+    fn member_eval_then(
+        &self,
+        theta: &[f64],
+        level: f64,
+        next: f64,
+    ) -> Result<ScoreEval, ScoreError> {
+        Ok(self.evaluate_then(theta, level, next)?.0)
     }
 
     fn member_eval_to(

@@ -136,6 +136,7 @@ impl FastSp {
                 scale: n,
             },
             level,
+            None,
             reduced_ok,
             &t0,
             // The IPM minimises tau = t / n: the certificate's duals (objective t) are n Z.

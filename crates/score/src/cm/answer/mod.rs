@@ -27,6 +27,9 @@ pub(crate) struct Query<'q> {
     pub(crate) theta: &'q [f64],
     /// The level of a membership query ("score <= level?"); `None` for an evaluation.
     pub(crate) level: Option<f64>,
+    /// The level of the question a YES is followed by at the same `theta`, if the caller
+    /// says ([`sosdp_oracle::ScoreOracle::member_eval_then`]).
+    pub(crate) next: Option<f64>,
     /// The bracket width asked for.
     pub(crate) accuracy: f64,
     fast: &'q FastCm,
@@ -41,11 +44,13 @@ impl<'q> Query<'q> {
         fast: &'q FastCm,
         theta: &'q [f64],
         level: Option<f64>,
+        next: Option<f64>,
         accuracy: f64,
     ) -> Self {
         Query {
             theta,
             level,
+            next,
             accuracy,
             fast,
             tightest: OnceCell::new(),
