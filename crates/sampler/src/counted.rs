@@ -170,6 +170,17 @@ impl<'a, O: ScoreOracle + ?Sized> Counted<'a, O> {
         Ok(decision)
     }
 
+    /// The wrapped oracle's bracket `eval()` at `theta` (checked first), or the always-valid
+    /// bracket when it fails.
+    fn bracket(
+        &self,
+        theta: &[f64],
+        eval: impl FnOnce() -> Result<ScoreEval, ScoreError>,
+    ) -> Result<ScoreEval, ScoreError> {
+        self.check_point(theta)?;
+        Ok(self.total(eval(), || self.unknown()))
+    }
+
     /// The always-valid bracket of this oracle's score.
     fn unknown(&self) -> ScoreEval {
         ScoreEval::unknown(self.oracle.max_score())
@@ -223,9 +234,7 @@ impl<O: ScoreOracle + ?Sized> ScoreOracle for Counted<'_, O> {
     }
 
     fn member_eval(&self, theta: &[f64], level: f64) -> Result<ScoreEval, ScoreError> {
-        self.check_point(theta)?;
-        let answer = self.oracle.member_eval(theta, level);
-        Ok(self.total(answer, || self.unknown()))
+        self.bracket(theta, || self.oracle.member_eval(theta, level))
     }
 
     fn member_eval_then(
@@ -234,9 +243,7 @@ impl<O: ScoreOracle + ?Sized> ScoreOracle for Counted<'_, O> {
         level: f64,
         next: f64,
     ) -> Result<ScoreEval, ScoreError> {
-        self.check_point(theta)?;
-        let answer = self.oracle.member_eval_then(theta, level, next);
-        Ok(self.total(answer, || self.unknown()))
+        self.bracket(theta, || self.oracle.member_eval_then(theta, level, next))
     }
 
     fn member_eval_to(
@@ -245,9 +252,7 @@ impl<O: ScoreOracle + ?Sized> ScoreOracle for Counted<'_, O> {
         level: f64,
         accuracy: f64,
     ) -> Result<ScoreEval, ScoreError> {
-        self.check_point(theta)?;
-        let answer = self.oracle.member_eval_to(theta, level, accuracy);
-        Ok(self.total(answer, || self.unknown()))
+        self.bracket(theta, || self.oracle.member_eval_to(theta, level, accuracy))
     }
 
     fn outer_ends(&self, x: &[f64], u: &[f64], level: f64) -> (Option<f64>, Option<f64>) {

@@ -252,13 +252,7 @@ impl FastCm {
                 EvalStats::answered(Answer::Outside, false),
             ));
         }
-        let query = Query::new(
-            self,
-            theta,
-            level,
-            next.filter(|_| level.is_some()),
-            accuracy,
-        );
+        let query = Query::new(self, theta, level, next, accuracy);
         for answerer in ShortCircuit::ORDER {
             if let Some((eval, stats)) = answerer.answer(self, &query) {
                 return Ok(self.answered(eval, stats));
