@@ -7,13 +7,14 @@ use common::{ks_one_p, ks_two_p, rng};
 use nalgebra::DMatrix;
 use rand::rngs::StdRng;
 use sosdp_eval::{Adversary, CorruptedSample};
+use sosdp_oracle::Refinement;
 use sosdp_sampler::levels::Levels;
 use sosdp_sampler::target::Target;
 use sosdp_sampler::{
     Ball, ChainSettings, ConvexBody, Directions, Ellipsoid, Intersection, LayerCakeSettings,
     LineMove, SliceSettings, layer_cake, slice,
 };
-use sosdp_score::{CertifiedMean, FastCm, ScoreOracle};
+use sosdp_score::{CertifiedMean, FastCm, ScoreError, ScoreEval, ScoreOracle};
 use std::ops::ControlFlow;
 
 const GAMMA: f64 = 1.25;
@@ -460,29 +461,36 @@ fn release_validates_and_records() {
     }
 }
 
-/// The membership descent (with its jumps over the levels a certified upper end decides) and
-/// one evaluation give the same level index, also for scores near a level (decisions are
-/// exact), and the jumps save queries.
-#[test]
-fn level_index_by_descent_matches_evaluation() {
-    use rand::RngExt;
-    use sosdp_sampler::counted::Counted;
-    let (n, d) = (400, 3);
-    let x = data(11, n, d);
-    let o = oracle(&x);
-    let counted = Counted::new(&o);
-    let dom = domain(d);
-    let levels = Levels::with_offset(0.37);
-    let target = Target::new(
-        &counted,
-        &dom,
-        levels,
+/// The level-index tests' target on `oracle`: levels offset by `KAPPA`, `eps' = 0.25`.
+fn index_target<'a, O: ScoreOracle + Sync>(
+    oracle: &'a O,
+    dom: &'a Intersection,
+) -> Target<'a, O, Intersection> {
+    Target::new(
+        oracle,
+        dom,
+        Levels::with_offset(KAPPA),
         0.25,
         Directions::Isotropic,
         LineMove::Shrinkage,
-    );
-    let mut r = rng(12);
-    let (mut compared, mut levels_descended, mut near) = (0, 0, 0);
+    )
+}
+
+/// `f(theta, score, upper)` for 60 points of `dom` (uniform in the cube of half-width 0.6,
+/// those outside `dom` skipped), each with a level `upper` 0 to `above - 1` grid levels above
+/// its index, all drawn from `rng(seed)`.
+fn level_index_cases(
+    o: &FastCm,
+    dom: &Intersection,
+    seed: u64,
+    above: i64,
+    mut f: impl FnMut(&[f64], f64, i64),
+) {
+    use rand::RngExt;
+    let levels = Levels::with_offset(KAPPA);
+    let d = o.dim();
+    let mut r = rng(seed);
+    let mut compared = 0;
     while compared < 60 {
         let theta: Vec<f64> = (0..d)
             .map(|_| 0.6 * (2.0 * r.random::<f64>() - 1.0))
@@ -491,10 +499,34 @@ fn level_index_by_descent_matches_evaluation() {
             continue;
         }
         let score = o.evaluate(&theta).unwrap().score;
+        let upper = levels.index(score) + r.random_range(0..above);
+        f(&theta, score, upper);
+        compared += 1;
+    }
+}
+
+/// The membership descent (with its jumps over the levels a certified upper end decides),
+/// one evaluation and the galloping search give the same level index, also for scores near a
+/// level (decisions are exact), and the jumps save queries.
+#[test]
+fn level_index_by_descent_matches_evaluation() {
+    use sosdp_sampler::counted::Counted;
+    let x = data(11, 400, 3);
+    let o = oracle(&x);
+    let counted = Counted::new(&o);
+    let dom = domain(3);
+    let target = index_target(&counted, &dom);
+    let levels = target.levels;
+    let (mut compared, mut levels_descended, mut near) = (0, 0, 0);
+    let descent_queries = std::cell::Cell::new(0);
+    level_index_cases(&o, &dom, 12, 12, |theta, score, upper| {
         let exact = levels.index(score);
-        let upper = exact + r.random_range(0..12);
-        let by_descent = target.index_by_descent(&theta, upper).unwrap();
-        let by_evaluation = target.index_by_evaluation(&theta, upper).unwrap();
+        let before = counted.calls().memberships;
+        let by_descent = target.index_by_descent(theta, upper).unwrap();
+        descent_queries.set(descent_queries.get() + counted.calls().memberships - before);
+        let by_evaluation = target.index_by_evaluation(theta, upper).unwrap();
+        let by_search = target.index_by_search(theta, upper).unwrap();
+        assert_eq!(by_search, by_descent, "score {score}, upper {upper}");
         if (score - levels.level(exact)).abs() < 1e-2
             || (score - levels.level(exact - 1)).abs() < 1e-2
         {
@@ -503,11 +535,127 @@ fn level_index_by_descent_matches_evaluation() {
         assert_eq!(by_descent, by_evaluation, "score {score}, upper {upper}");
         levels_descended += upper.min(target.top) - by_descent;
         compared += 1;
-    }
-    let queries = counted.calls().memberships as i64;
+    });
+    let (queries, by_search) = (descent_queries.get() as i64, counted.calls().memberships);
     // Without jumps the descent asks one query per level descended plus the final NO.
     assert!(
         queries < levels_descended + compared as i64,
         "{queries} queries for {levels_descended} levels ({near} near a level)"
     );
+    assert_eq!(counted.calls().ties, 0);
+    eprintln!("descent {queries} queries, all three ways {by_search}");
+}
+
+/// A backend whose membership brackets only decide their level (YES: the upper end is the
+/// level; NO: the upper end is the maximum), as a solve stopped as soon as it decides: the
+/// descent can then skip no level. With `fail_below`, its membership questions at levels
+/// more than that many points below the score fail (the sampler's wrapper answers them from
+/// the always-valid bracket, by the tie rule).
+struct Deciding<'a> {
+    oracle: &'a FastCm,
+    fail_below: Option<f64>,
+}
+
+impl Deciding<'_> {
+    fn clipped(&self, theta: &[f64], e: ScoreEval, level: f64) -> Result<ScoreEval, ScoreError> {
+        if let Some(f) = self.fail_below
+            && level < self.oracle.evaluate(theta)?.score - f
+        {
+            return Err(ScoreError::Solver("failing by design".into()));
+        }
+        Ok(if e.upper <= level {
+            ScoreEval::bracketed(e.score, e.lower, level)
+        } else if e.lower > level {
+            ScoreEval::bracketed(e.score, e.lower, self.max_score())
+        } else {
+            e
+        })
+    }
+}
+
+impl ScoreOracle for Deciding<'_> {
+    fn dim(&self) -> usize {
+        self.oracle.dim()
+    }
+    fn max_score(&self) -> f64 {
+        self.oracle.max_score()
+    }
+    fn backend(&self) -> &'static str {
+        "deciding"
+    }
+    fn evaluate(&self, theta: &[f64]) -> Result<ScoreEval, ScoreError> {
+        self.oracle.evaluate(theta)
+    }
+    fn refinement(&self) -> Refinement {
+        self.oracle.refinement()
+    }
+    fn member_eval(&self, theta: &[f64], level: f64) -> Result<ScoreEval, ScoreError> {
+        self.clipped(theta, self.oracle.member_eval(theta, level)?, level)
+    }
+    fn member_eval_to(
+        &self,
+        theta: &[f64],
+        level: f64,
+        accuracy: f64,
+    ) -> Result<ScoreEval, ScoreError> {
+        self.clipped(
+            theta,
+            self.oracle.member_eval_to(theta, level, accuracy)?,
+            level,
+        )
+    }
+}
+
+/// The galloping search (`Target::index_by_search`, which finishes a descent that has not
+/// ended within its budget) gives the descent's level index, also for scores near a level,
+/// and asks fewer decisions than the descent when the index lies far below the level known
+/// to hold the point and the brackets only decide their level. When the questions far below
+/// the score fail (answered YES by the tie rule), the search still gives the index: it ends
+/// by the descent at the first tie (without that, it returns the failed level).
+#[test]
+fn level_index_by_search_matches_descent() {
+    use sosdp_sampler::counted::Counted;
+    let x = data(11, 400, 3);
+    let o = oracle(&x);
+    let dom = domain(3);
+    for fail_below in [None, Some(3.0)] {
+        let deciding = Deciding {
+            oracle: &o,
+            fail_below,
+        };
+        let counted = Counted::new(&deciding);
+        let target = index_target(&counted, &dom);
+        let asked = || counted.calls().memberships;
+        let (mut far, mut by_search_asked, mut by_descent_asked) = (0, 0, 0);
+        level_index_cases(&o, &dom, 13, 60, |theta, score, upper| {
+            let before = asked();
+            let by_search = target.index_by_search(theta, upper).unwrap();
+            let between = asked();
+            let by_descent = target.index_by_descent(theta, upper).unwrap();
+            by_search_asked += between - before;
+            by_descent_asked += asked() - between;
+            assert_eq!(
+                by_search, by_descent,
+                "score {score}, upper {upper}, failing below {fail_below:?}"
+            );
+            assert_eq!(by_descent, target.levels.index(score));
+            far += usize::from(upper.min(target.top) - by_descent >= 16);
+        });
+        let calls = counted.calls();
+        eprintln!(
+            "failing below {fail_below:?}: search {by_search_asked}, descent {by_descent_asked}, \
+             far {far}, failed {}",
+            calls.failed
+        );
+        assert!(far >= 10, "only {far} indices 16 or more levels below");
+        if fail_below.is_none() {
+            assert_eq!(calls.ties, 0);
+            assert!(
+                by_search_asked < by_descent_asked,
+                "the search asked {by_search_asked} decisions, the descent {by_descent_asked}"
+            );
+        } else {
+            assert!(calls.failed >= 10, "only {} failed questions", calls.failed);
+        }
+    }
 }

@@ -82,16 +82,18 @@ pub struct MechanismSettings {
     /// Hardening grid as a fraction of the domain's radius (MATH.md 4.6).
     pub hardening: f64,
     /// Width, in points of score, up to which the bracket of a level index by evaluation may
-    /// stay ([`Target::index_accuracy`]): the levels it contains are then decided exactly, so
-    /// the chain does not depend on it (except through the tie band of MATH.md 4.5b, as every
-    /// exact decision). Default 0.1 (levels are 1 apart, so about one
-    /// evaluation in ten straddles a level and needs one membership decision), against the
-    /// backend's own `1e-3`: at d = 50 the rounds that tighten a bracket to `1e-3` were the
-    /// slow tail of the CM stages.
+    /// stay ([`Target::index_accuracy`]; the MALA path finds the index of each proposal by
+    /// evaluation): the levels it contains are then decided exactly, so the chain does not
+    /// depend on it (except through the tie band of MATH.md 4.5b, as every exact decision).
+    /// Default 0.1 (levels are 1 apart, so about one evaluation in ten straddles a level and
+    /// needs one membership decision), against the backend's own `1e-3`: at d = 50 the
+    /// rounds that tighten a bracket to `1e-3` were the slow tail of the CM stages when the
+    /// slice path still found indices by evaluation.
     pub index_accuracy: f64,
-    /// Most membership decisions a level index tries by descent before one evaluation
+    /// Most membership decisions a level index tries by descent before a galloping search
     /// finishes it ([`Target::index_below`]; the index is the same either way). Default 8:
-    /// on the d = 50 last-stage replay an evaluation cost about 40 decisions.
+    /// the slice chain's index is usually a few levels below the body's, where the descent
+    /// asks about one decision a level.
     pub descent_budget: usize,
 }
 

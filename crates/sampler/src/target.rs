@@ -49,11 +49,12 @@ pub struct Target<'a, O: ?Sized, D> {
     /// How steps find their point on the line.
     pub line: LineMove,
     /// Width up to which the bracket of a level index by evaluation may stay
-    /// ([`Self::index_by_evaluation`]; the levels inside it are decided exactly, so the index
-    /// does not depend on it). Default 0: the oracle's own accuracy.
+    /// ([`Self::index_by_evaluation`], the MALA path's index of a proposal; the levels inside
+    /// it are decided exactly, so the index does not depend on it). Default 0: the oracle's
+    /// own accuracy.
     pub index_accuracy: f64,
-    /// Most membership decisions a level index tries by descent before one evaluation
-    /// finishes it ([`Self::index_below`]). Default 0: by evaluation only.
+    /// Most membership decisions a level index tries by descent before the search finishes
+    /// it ([`Self::index_below`]). Default 0: by the search only.
     pub descent_budget: usize,
     /// Length scale of chords carried from body to body.
     scale: Cell<f64>,
@@ -102,27 +103,74 @@ impl<'a, O: ScoreOracle + Sync + ?Sized, D: Domain> Target<'a, O, D> {
     /// [`sosdp_oracle::membership`]). Found by a descent of at most
     /// [`Self::descent_budget`] membership decisions at `l_{upper-1}, l_{upper-2}, ...` (with
     /// the jumps of [`Self::index_by_descent`]), and, if the descent has not ended by then, by
-    /// one evaluation from the level it reached ([`Self::index_by_evaluation`]). Both give the
-    /// same index; the rule reads no clock, so which oracle calls a seeded chain makes (and
-    /// hence the oracle's warm-start state, which can matter only in the tie band) does not
-    /// depend on timings or machine load.
+    /// a search from the level it reached ([`Self::index_by_search`]). Both give the same
+    /// index; the rule reads no clock, so which oracle calls a seeded chain makes (and hence
+    /// the oracle's warm-start state, which can matter only in the tie band) does not depend
+    /// on timings or machine load.
     ///
     /// Why both: in the slice chain the index is usually a few levels below `upper` (the level
-    /// drawn is a geometric number of levels above the last index), where a decision stops as
-    /// soon as its bracket decides; an evaluation pays for a narrow bracket wherever the point
-    /// is. On the d = 50, n = 50000 last-stage replay (5% cluster, `Gamma = 1.25 I`, 60
-    /// iterations from the public centre) evaluations took 11.5 s each against 0.27 s per
-    /// decision. Evaluations only, on whole d = 10, n = 20000 private-mean fits (`sosdp mean
-    /// --epsilon 1 --radius 10 --corruption 0.05 --seed 1`, three interleaved runs, medians, the
-    /// same estimate every time): 48.0 s with a 5% cluster (descent only 47.5 s), 19.5 s clean
-    /// (14.4 s; about 2.9 decisions per index).
+    /// drawn is a geometric number of levels above the last index), where the descent asks
+    /// about one decision a level and each stops as soon as its bracket decides; a chain that
+    /// still climbs from its public start (MATH.md 4.7b) drops tens of levels in one
+    /// iteration, where the search asks about `2 log2` of the drop. It replaced one evaluation
+    /// (to a bracket [`Self::index_accuracy`] wide, [`Self::index_by_evaluation`]), which pays
+    /// for a narrow bracket wherever the point is: on the d = 50, n = 50000 last-stage replay
+    /// (5% cluster, `Gamma = 1.25 I`, 60 iterations from the public centre) its 3 evaluations
+    /// took 39.5 s of 236 s, the 6 decisions of the search that replaced them about 11 s
+    /// (docs/performance.md section 5).
     pub fn index_below(&self, theta: &[f64], upper: i64) -> Result<i64, SamplerError> {
         let (j, done) = self.descend(theta, upper.min(self.top), i64::MIN, self.descent_budget)?;
         if done {
             Ok(j)
         } else {
-            self.index_by_evaluation(theta, j)
+            self.index_by_search(theta, j)
         }
+    }
+
+    /// The level index of `theta` known to lie in `K_last`, by a galloping search of exact
+    /// membership decisions: at `l_{hi-2}, l_{hi-4}, l_{hi-8}, ...` below the lowest level `hi`
+    /// known to hold `theta` (the step doubling after each YES) until a NO at some `lo`, then
+    /// by bisection of `(lo, hi]`. Membership is monotone in the level, so the smallest `j` in
+    /// `K_j` is the descent's index; a YES's certified upper end `u` also puts `theta` in
+    /// every `K_j` with `l_j >= u`, and a NO's certified lower end `v` in no `K_j` with
+    /// `l_j < v`, which narrow `(lo, hi]` further. No level below 0 holds a point (scores are
+    /// non-negative), so none is asked. An index `g` levels below `last` costs about
+    /// `2 log2 g` decisions.
+    ///
+    /// A decision that fell to the tie rule (a score in the tie band just above the level, or
+    /// a failed solve, answered YES on the always-valid bracket) is trusted only where the
+    /// descent would ask it: the search then ends by the descent from `hi` ([`Self::descend`]),
+    /// so that it gives the descent's index in those cases too (a failure far below the index
+    /// would otherwise pull it down to that level).
+    pub fn index_by_search(&self, theta: &[f64], last: i64) -> Result<i64, SamplerError> {
+        // Every level below `l_floor` is negative: no point lies in it.
+        let floor = self.levels.index(0.0) - 1;
+        // `theta` lies in `K_hi` and not in `K_lo`.
+        let (mut lo, mut hi) = (floor, last.min(self.top));
+        // The grid level at or above a certified end (none for an infinite one).
+        let above = |end: f64| end.is_finite().then(|| self.levels.index(end));
+        let (mut step, mut galloping) = (2i64, true);
+        while hi - lo > 1 {
+            galloping &= hi.saturating_sub(step) > lo;
+            let j = if galloping {
+                hi - step
+            } else {
+                lo + (hi - lo) / 2
+            };
+            let decision = self.oracle.decide(theta, self.levels.level(j))?;
+            if decision.tie {
+                return Ok(self.descend(theta, hi, lo, usize::MAX)?.0);
+            }
+            if decision.member {
+                hi = above(decision.eval.upper).map_or(j, |k| j.min(k));
+                step = step.saturating_mul(2);
+            } else {
+                lo = above(decision.eval.lower).map_or(j, |k| j.max(k.saturating_sub(1)));
+                galloping = false;
+            }
+            lo = lo.min(hi - 1);
+        }
+        Ok(hi)
     }
 
     /// [`Self::index_below`] by one evaluation: with its bracket `[lower, upper]` (at most

@@ -13,11 +13,15 @@
 //! so [`sosdp_oracle::decide`] keeps refining instead of stalling into the tie rule).
 //!
 //! Checks, d = 2 and d = 10, 8 seeds each, shrinkage and paired shrinkage (whose queries run
-//! on two threads, so the wrapper's RNG is drawn in a nondeterministic order):
-//! - the released point, the level trace and the final level index are identical to the
-//!   exact oracle's, and no decision fell to the tie rule;
+//! on two threads, so the wrapper's RNG is drawn in a nondeterministic order), each with the
+//! default level index (a short descent, then a search), the search alone and the MALA path
+//! (the index of each proposal by one evaluation):
+//! - the released point, the level trace and the final level index (on the MALA path its
+//!   record: acceptances, final index) are identical to the exact oracle's, and no decision
+//!   fell to the tie rule;
 //! - non-vacuity: the widened brackets forced refinements (decisions refined, refinement
-//!   calls of the wrapper, level indices whose bracket straddled a level) in every run;
+//!   calls of the wrapper) in every run, and on the MALA path level indices whose evaluation's
+//!   bracket straddled a level;
 //! - power: [`Perturbed`], an INVALID oracle whose bracket is a narrow band around a perturbed
 //!   value (so its decisions follow the value), changes the release for some seeds (perturbations
 //!   up to 0.1 points at d = 2 and d = 10, up to 1e-3 at d = 10).
@@ -26,7 +30,9 @@ use common::rng;
 use rand::RngExt;
 use rand::rngs::StdRng;
 use sosdp_oracle::{Refinement, ScoreError, ScoreEval, ScoreOracle};
-use sosdp_sampler::{Ball, LineMove, MechanismSettings, Progress, Release, Start, release};
+use sosdp_sampler::{
+    Ball, LineMove, MechanismSettings, Progress, Release, SamplerKind, Start, release,
+};
 use std::ops::ControlFlow;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -201,20 +207,33 @@ impl ScoreOracle for Perturbed {
     }
 }
 
-/// One release with the default settings, `line` moves and a level index that tries at most
-/// `descent_budget` decisions before it evaluates (`None`: the default).
+/// How a release finds its level indices.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Index {
+    /// The slice path's default: a short descent of membership decisions, then a search.
+    Default,
+    /// The slice path with the search alone (`descent_budget = 0`).
+    Search,
+    /// The MALA path: the index of each proposal by one evaluation, whose bracket may straddle
+    /// levels.
+    Evaluation,
+}
+
+/// One release with the default settings, `line` moves and the level indices of `index`.
 fn run<O: ScoreOracle + Sync>(
     oracle: &O,
     d: usize,
     line: LineMove,
     seed: u64,
-    descent_budget: Option<usize>,
+    index: Index,
 ) -> Release {
     let domain = Ball::new(vec![0.0; d], RADIUS).unwrap();
     let mut settings = MechanismSettings::new(EPS, d).unwrap();
     settings.line = line;
-    if let Some(budget) = descent_budget {
-        settings.descent_budget = budget;
+    match index {
+        Index::Default => {}
+        Index::Search => settings.descent_budget = 0,
+        Index::Evaluation => settings.sampler = SamplerKind::Mala,
     }
     let start = Start {
         theta: mu(d),
@@ -237,6 +256,7 @@ fn same_release(a: &Release, b: &Release) -> bool {
         && a.record.level_offset == b.record.level_offset
         && sa.map(|s| (&s.level_trace, s.final_index))
             == sb.map(|s| (&s.level_trace, s.final_index))
+        && a.record.mala == b.record.mala
 }
 
 fn check_identical(d: usize, line: LineMove, random_value: bool) {
@@ -244,15 +264,16 @@ fn check_identical(d: usize, line: LineMove, random_value: bool) {
     let (mut refined, mut refinements, mut calls, mut not_honoured, mut straddled) =
         (0, 0, 0, 0, 0);
     let seeds = 0..8u64;
-    // The default level index (a short descent, then an evaluation) and the index by
-    // evaluation alone, whose brackets straddle levels.
-    for (seed, budget) in seeds.clone().flat_map(|s| [(s, None), (s, Some(0))]) {
-        let exact = run(&Quadratic { mu: mu(d) }, d, line, seed, budget);
+    // The default level index (a short descent, then a search), the search alone, and the
+    // MALA path's index by evaluation, whose brackets straddle levels.
+    let variants = [Index::Default, Index::Search, Index::Evaluation];
+    for (seed, index) in seeds.clone().flat_map(|s| variants.map(|v| (s, v))) {
+        let exact = run(&Quadratic { mu: mu(d) }, d, line, seed, index);
         let widened = Widened::new(d, 1000 + seed, random_value);
-        let other = run(&widened, d, line, seed, budget);
+        let other = run(&widened, d, line, seed, index);
         assert!(
             same_release(&exact, &other),
-            "d = {d}, {line:?}, random value {random_value}, seed {seed}, budget {budget:?}: {:?} vs {:?}",
+            "d = {d}, {line:?}, random value {random_value}, seed {seed}, {index:?}: {:?} vs {:?}",
             exact.theta,
             other.theta
         );
@@ -260,8 +281,8 @@ fn check_identical(d: usize, line: LineMove, random_value: bool) {
         assert_eq!(c.ties, 0, "seed {seed}: a decision fell to the tie rule");
         // Non-vacuity in every run.
         assert!(
-            c.refined > 0 && (budget.is_none() || c.straddled_indices > 0),
-            "seed {seed}, budget {budget:?}: {c:?}"
+            c.refined > 0 && (index != Index::Evaluation || c.straddled_indices > 0),
+            "seed {seed}, {index:?}: {c:?}"
         );
         assert_eq!(exact.record.oracle_calls.refined, 0);
         refined += c.refined;
@@ -271,7 +292,7 @@ fn check_identical(d: usize, line: LineMove, random_value: bool) {
         not_honoured += widened.not_honoured.load(Ordering::Relaxed);
     }
     eprintln!(
-        "d = {d}, {line:?}, random value {random_value}: 8 seeds identical; decisions refined {refined} \
+        "d = {d}, {line:?}, random value {random_value}: 8 seeds x 3 index rules identical; decisions refined {refined} \
          ({refinements} refinements, {calls} refinement calls, {not_honoured} answered wider than asked), \
          straddled level indices {straddled} ({:.2} s)",
         clock.elapsed().as_secs_f64()
@@ -300,13 +321,22 @@ fn decisions_by_value_change_the_release() {
     for (d, size, seeds) in [(2, 0.2, 8), (10, 0.2, 8), (10, 2e-3, 32)] {
         let changed = (0..seeds)
             .filter(|&seed| {
-                let exact = run(&Quadratic { mu: mu(d) }, d, LineMove::Shrinkage, seed, None);
+                let exact = run(
+                    &Quadratic { mu: mu(d) },
+                    d,
+                    LineMove::Shrinkage,
+                    seed,
+                    Index::Default,
+                );
                 let broken = Perturbed {
                     exact: Quadratic { mu: mu(d) },
                     state: Mutex::new(rng(1000 + seed)),
                     size,
                 };
-                !same_release(&exact, &run(&broken, d, LineMove::Shrinkage, seed, None))
+                !same_release(
+                    &exact,
+                    &run(&broken, d, LineMove::Shrinkage, seed, Index::Default),
+                )
             })
             .count();
         eprintln!(
