@@ -147,8 +147,6 @@ impl<'a, O: ScoreOracle + Sync + ?Sized, D: Domain> Target<'a, O, D> {
         let floor = self.levels.index(0.0) - 1;
         // `theta` lies in `K_hi` and not in `K_lo`.
         let (mut lo, mut hi) = (floor, last.min(self.top));
-        // The grid level at or above a certified end (none for an infinite one).
-        let above = |end: f64| end.is_finite().then(|| self.levels.index(end));
         let (mut step, mut galloping) = (2i64, true);
         while hi - lo > 1 {
             galloping &= hi.saturating_sub(step) > lo;
@@ -162,10 +160,14 @@ impl<'a, O: ScoreOracle + Sync + ?Sized, D: Domain> Target<'a, O, D> {
                 return Ok(self.descend(theta, hi, lo, usize::MAX)?.0);
             }
             if decision.member {
-                hi = above(decision.eval.upper).map_or(j, |k| j.min(k));
+                hi = self
+                    .level_above(decision.eval.upper)
+                    .map_or(j, |k| j.min(k));
                 step = step.saturating_mul(2);
             } else {
-                lo = above(decision.eval.lower).map_or(j, |k| j.max(k.saturating_sub(1)));
+                lo = self
+                    .level_above(decision.eval.lower)
+                    .map_or(j, |k| j.max(k.saturating_sub(1)));
                 galloping = false;
             }
             lo = lo.min(hi - 1);
@@ -231,11 +233,18 @@ impl<'a, O: ScoreOracle + Sync + ?Sized, D: Domain> Target<'a, O, D> {
                 return Ok((j, true));
             }
             j -= 1;
-            if decision.eval.upper.is_finite() {
-                j = j.min(self.levels.index(decision.eval.upper));
+            if let Some(k) = self.level_above(decision.eval.upper) {
+                j = j.min(k);
             }
         }
         Ok((j.max(first), true))
+    }
+
+    /// The grid level at or above a certified end of a bracket (none for a non-finite one):
+    /// a YES's upper end `u` puts `theta` in `K_j` for every `j >= level_above(u)`, a NO's
+    /// lower end `v` in no `K_j` with `j < level_above(v)`.
+    fn level_above(&self, end: f64) -> Option<i64> {
+        end.is_finite().then(|| self.levels.index(end))
     }
 
     /// The score at `theta` (one evaluation): the solver's value, within the oracle's
