@@ -8,6 +8,8 @@
 //!   direct chords of its level bodies);
 //! - [`sp`]: the spectral score SP (2.2): data, caps, certified brackets; [`sp::reference`]
 //!   and [`sp::fast`] ([`FastSp`]) the same way;
+//! - [`hs`]: the hypercontractive spectral score HS (MATH.md 5.2b), a prototype on clarabel
+//!   ([`hs::reference`], [`ClarabelHs`]) with its certified brackets; no learner uses it yet;
 //! - [`anchor`]: minimising CM over `theta` (4.2) and the certified ball around the
 //!   minimiser, on clarabel ([`minimise_cm`]) and on the fast backend
 //!   ([`FastCm::minimise`]);
@@ -35,6 +37,7 @@ pub mod active_set;
 pub mod anchor;
 pub mod cm;
 pub mod dense;
+pub mod hs;
 pub mod ipm;
 pub mod reference;
 pub mod sp;
@@ -48,6 +51,8 @@ pub use anchor::{Anchor, BallDomain};
 pub use cm::fast::FastCm;
 pub use cm::reference::ClarabelCm;
 pub use cm::{Certificate, CertifiedMean, Cut};
+pub use hs::reference::ClarabelHs;
+pub use hs::{HsSettings, Hypercontractive};
 pub use reference::ClarabelSettings;
 pub use sosdp_oracle::{
     Chord, Decision, Refinement, ScoreError, ScoreEval, ScoreOracle, chord_by_bisection, decide,
