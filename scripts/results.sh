@@ -10,7 +10,7 @@ sosdp=target/release/sosdp
 out=docs/results
 $sosdp bench accuracy --dim 5 --ns 1000,2000,5000,10000,20000 --epsilon 1 --corruption 0.05 --adversary cluster --reps 3 --out $out/accuracy-d5-cluster
 $sosdp bench accuracy --dim 5 --ns 1000,2000,5000,10000,20000 --epsilon 1 --corruption 0 --adversary none --reps 3 --out $out/accuracy-d5-clean
-$sosdp bench runtime --dims 2,5,10,20,50 --n 2000 --reps 2 --max-fit-dim 20 --out $out/runtime-n2000
+$sosdp bench runtime --dims 2,5,10,20,50,100 --n 2000 --reps 2 --out $out/runtime-n2000
 $sosdp bench accuracy --dim 10 --ns 20000 --epsilon 1 --corruption 0.05 --adversary cluster --reps 2 --out $out/accuracy-d10-cluster
 $sosdp bench accuracy --dim 10 --ns 20000 --epsilon 1 --corruption 0 --adversary none --reps 2 --out $out/accuracy-d10-clean
 # Runtime with n = 1000 d: d = 2 to 20 twice, d = 50 once, the score evaluation alone at d = 100,
