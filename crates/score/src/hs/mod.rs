@@ -45,12 +45,12 @@
 pub mod quartic;
 pub mod reference;
 
-use crate::cm::check_finite;
 use crate::dense::{self, min_eigenvalue, psd_projection, trace_product};
+use crate::sp::{Spectral, check_points_and_clip, symmetric_parameter};
 use crate::{ScoreError, ScoreEval};
 use nalgebra::{Cholesky, DMatrix};
 use quartic::QuarticForms;
-use sosdp_oracle::svec::{side_of, smat, svec};
+use sosdp_oracle::svec::smat;
 
 /// The score's constants; every field states its default ([`HsSettings::default`]).
 #[derive(Clone, Debug)]
@@ -127,14 +127,8 @@ impl Hypercontractive {
         band: f64,
         settings: HsSettings,
     ) -> Result<Self, ScoreError> {
+        check_points_and_clip(points, lambda)?;
         let (n, d) = points.shape();
-        if n == 0 || d == 0 {
-            return Err(ScoreError::EmptyData);
-        }
-        check_finite("the data", points.as_slice())?;
-        if !(lambda.is_finite() && lambda > 0.0) {
-            return Err(ScoreError::LambdaNotPositive(lambda));
-        }
         if !(band.is_finite() && band >= 0.0) {
             return Err(ScoreError::InvalidParameter(format!(
                 "the band nu_0 must be finite and nonnegative, got {band}"
@@ -235,24 +229,13 @@ impl Hypercontractive {
     /// Check `theta` (length, finiteness) and unpack it into `S`; `None` when `S` is not
     /// positive definite (outside the domain).
     pub fn candidate(&self, theta: &[f64]) -> Result<Option<DMatrix<f64>>, ScoreError> {
-        if side_of(theta.len()) != Some(self.d()) {
-            return Err(ScoreError::DimensionMismatch {
-                what: "svec(S)",
-                expected: self.dim(),
-                got: theta.len(),
-            });
-        }
-        check_finite("S", theta)?;
-        let d = self.d();
-        let s = DMatrix::from_row_slice(d, d, &smat(d, theta));
+        let s = symmetric_parameter(self.d(), theta)?;
         Ok(Cholesky::new(s.clone()).map(|_| s))
     }
 
-    /// `theta = svec(S)` for a symmetric matrix.
+    /// `theta = svec(S)` for a symmetric matrix ([`Spectral::theta_of`]).
     pub fn theta_of(matrix: &DMatrix<f64>) -> Vec<f64> {
-        svec(matrix.nrows(), |i, j| {
-            0.5 * (matrix[(i, j)] + matrix[(j, i)])
-        })
+        Spectral::theta_of(matrix)
     }
 
     /// Certified upper bound from a primal point (see the module doc).

@@ -72,18 +72,39 @@ impl Factor {
     }
 }
 
+/// `S = smat(theta)` for a `d x d` symmetric parameter, after checking `theta`'s length and
+/// finiteness (the parameter of SP and of HS, [`crate::hs`]).
+pub(crate) fn symmetric_parameter(d: usize, theta: &[f64]) -> Result<DMatrix<f64>, ScoreError> {
+    if side_of(theta.len()) != Some(d) {
+        return Err(ScoreError::DimensionMismatch {
+            what: "svec(S)",
+            expected: d * (d + 1) / 2,
+            got: theta.len(),
+        });
+    }
+    check_finite("S", theta)?;
+    Ok(DMatrix::from_row_slice(d, d, &smat(d, theta)))
+}
+
+/// The data (`n x d`, not empty, finite) and the clip `lambda` (positive, finite) of SP and
+/// of HS ([`crate::hs`]).
+pub(crate) fn check_points_and_clip(points: &DMatrix<f64>, lambda: f64) -> Result<(), ScoreError> {
+    let (n, d) = points.shape();
+    if n == 0 || d == 0 {
+        return Err(ScoreError::EmptyData);
+    }
+    check_finite("the data", points.as_slice())?;
+    if !(lambda.is_finite() && lambda > 0.0) {
+        return Err(ScoreError::LambdaNotPositive(lambda));
+    }
+    Ok(())
+}
+
 impl Spectral {
     /// Validate and store the data: `points` is `n x d` (one centred record per row),
     /// `lambda > 0` the leverage cap, `width` (gamma) in `(0, 1)`.
     pub fn new(points: &DMatrix<f64>, lambda: f64, width: f64) -> Result<Self, ScoreError> {
-        let (n, d) = points.shape();
-        if n == 0 || d == 0 {
-            return Err(ScoreError::EmptyData);
-        }
-        check_finite("the data", points.as_slice())?;
-        if !(lambda.is_finite() && lambda > 0.0) {
-            return Err(ScoreError::LambdaNotPositive(lambda));
-        }
+        check_points_and_clip(points, lambda)?;
         if !(width > 0.0 && width < 1.0) {
             return Err(ScoreError::WidthOutOfRange(width));
         }
@@ -131,16 +152,7 @@ impl Spectral {
 
     /// Check `theta` (length, finiteness) and unpack it into `S`.
     pub fn candidate(&self, theta: &[f64]) -> Result<Candidate, ScoreError> {
-        if side_of(theta.len()) != Some(self.d()) {
-            return Err(ScoreError::DimensionMismatch {
-                what: "svec(S)",
-                expected: self.dim(),
-                got: theta.len(),
-            });
-        }
-        check_finite("S", theta)?;
-        let d = self.d();
-        let matrix = DMatrix::from_row_slice(d, d, &smat(d, theta));
+        let matrix = symmetric_parameter(self.d(), theta)?;
         let factor = Cholesky::new(matrix.clone()).map(|chol| {
             let whitened = chol
                 .l()
