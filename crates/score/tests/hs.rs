@@ -273,9 +273,35 @@ fn fourth_moment_certificate_removes_thin_corruption() {
 #[test]
 fn invalid_constants_are_refused() {
     let data = gaussian(1, 20, &[1.0, 1.0]);
-    for (band, constant, margin) in [(-0.1, 4.0, 1e-7), (0.1, 0.0, 1e-7), (0.1, 4.0, f64::NAN)] {
+    for (band, constant, margin) in [(0.0, 4.0, 1e-7), (0.1, 0.0, 1e-7), (0.1, 4.0, f64::NAN)] {
         let settings = HsSettings { constant, margin };
         assert!(Hypercontractive::new(&data, 9.2, band, settings).is_err());
     }
     assert!(Hypercontractive::new(&data, 0.0, 0.1, HsSettings::default()).is_err());
+}
+
+#[test]
+fn duals_that_overflow_certify_nothing() {
+    // Finite duals of 8e307 make the weak-duality bound `inf - inf = NaN`; it must count
+    // as 0 (no certificate), not slip through `min` as the upper end. Non-vacuous: the same
+    // S has a positive certified lower end from the solver's duals.
+    let data = gaussian(4, 60, &[1.0, 0.2]);
+    let hs = score(&data, 9.2, 4.0);
+    let s = DMatrix::<f64>::identity(2, 2) * 10.0;
+    let big = hs.dim();
+    let huge = DMatrix::<f64>::identity(2, 2) * 8e307;
+    let duals = sosdp_score::hs::Duals {
+        mass: 1.0,
+        trace: 0.0,
+        upper: huge.clone(),
+        lower: huge,
+        schur: DMatrix::zeros(big + 1, big + 1),
+        sos: DMatrix::zeros(big, big),
+    };
+    let bound = hs.lower_bound(&s, &duals);
+    assert!(bound == 0.0, "bound {bound}");
+    let exact = ClarabelHs::new(hs)
+        .evaluate(&Hypercontractive::theta_of(&s))
+        .unwrap();
+    assert!(exact.lower > 1.0, "{exact:?}");
 }

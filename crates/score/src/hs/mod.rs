@@ -4,8 +4,9 @@
 //!
 //! Points `x_1..x_n` in a stage's public frame, caps `u_i = min(1, lambda / |x_i|^2)`,
 //! `z_i = svec(x_i x_i^T)` in `R^D`, `D = d (d + 1) / 2`. For a symmetric `S` (the parameter,
-//! `theta = svec(S)`), with everything divided by `n` (`a_i` the kept weights, `tau = t / n`,
-//! `Q = smat(q) / n` and `R / n` the replacement's second and fourth moments):
+//! `theta = svec(S)`), with everything divided by `n` (`a_i` the kept weights, `tau = t / n`
+//! the replaced share, `Q` and `R` the replacement's second and fourth moments over `n`,
+//! `q = svec(Q)`):
 //!
 //! ```text
 //! HS(S) = n min tau  s.t.  0 <= a_i <= u_i,  tau >= 1 - sum a_i / n,  tr Q <= lambda tau,
@@ -14,7 +15,7 @@
 //!                          C (S ⊗_s I) - sum (a_i / n) z_i z_i^T - R + N ⪰ 0,  N in the null space
 //! ```
 //!
-//! (`P_a = sum a_i x_i x_i^T`, `q = svec(Q)`). The last constraint says that the quartic
+//! (`P_a = sum a_i x_i x_i^T`). The last constraint says that the quartic
 //! `C (v^T S v) |v|^2 - sum (a_i / n) <x_i, v>^4 - z(v)^T R z(v)` is a sum of squares
 //! ([`quartic`]): MATH.md 5.2b writes "N in the degree-4 SoS cone"; a positive semidefinite
 //! `N` would make the constraint empty, so `N` ranges over the Gram matrices of the zero
@@ -24,14 +25,16 @@
 //! kept, and the replacement's mass there is paid for through `R ⪰ q q^T / tau`.
 //!
 //! Properties (tests in `tests/hs.rs`): sensitivity 1 (a record replaced: its weight moves into
-//! the replacement, `q += a_j z_j`, `R += a_j^2 z_j z_j^T`, `tau += 1 / n`, all feasible since
-//! `a_j |x_j|^2 <= lambda`), quasi-convex (every constraint affine in `(S, a, tau, q, R, N)`).
+//! the replacement, `Q += a_j x_j x_j^T / n`, `R += a_j^2 z_j z_j^T / n`, `tau += 1 / n`; the
+//! trace row holds since `a_j |x_j|^2 <= lambda`, the Schur block gains
+//! `[1, a_j z_j^T; a_j z_j, a_j^2 z_j z_j^T] / n ⪰ 0`, the SoS block's slack grows by
+//! `(a_j - a_j^2) z_j z_j^T / n ⪰ 0` since `a_j <= 1`), quasi-convex (every constraint affine in `(S, a, tau, q, R, N)`).
 //! The score is capped at `n` (`min(HS, n)` keeps both properties); outside the domain (`S`
 //! not positive definite) it is `n`.
 //!
 //! Brackets:
 //! - upper: the solver's primal point of the program with every PSD block tightened by
-//!   [`HsSettings::margin`], `a` clipped into its box and `tau` raised to the least value the
+//!   [`HsSettings::margin`] (the band by the smaller of it and `nu_0 / 2`), `a` clipped into its box and `tau` raised to the least value the
 //!   linear rows allow, checked block by block (eigenvalues); `n tau` if every block holds,
 //!   else `n`;
 //! - lower: weak duality with duals repaired to be exactly feasible: the SoS block's dual `Psi`
@@ -59,7 +62,7 @@ pub struct HsSettings {
     /// moment is `3 (v^T Sigma v)^2`). Default 4.
     pub constant: f64,
     /// Margin by which the upper bound's program tightens every PSD block (and the band
-    /// `nu_0`), so that the solver's primal point passes the exact checks. Default `1e-7`.
+    /// `nu_0`, by at most half of it), so that the solver's primal point passes the exact checks. Default `1e-7`.
     pub margin: f64,
 }
 
@@ -120,7 +123,7 @@ pub struct Duals {
 impl Hypercontractive {
     /// Validate and store the data: `points` is `n x d` (one record in the stage's frame per
     /// row), `lambda > 0` the clip (`|x_i|^2` above it caps the weight), `band` (`nu_0`) the
-    /// second-moment tolerance, at least 0.
+    /// second-moment tolerance, positive.
     pub fn new(
         points: &DMatrix<f64>,
         lambda: f64,
@@ -129,9 +132,9 @@ impl Hypercontractive {
     ) -> Result<Self, ScoreError> {
         check_points_and_clip(points, lambda)?;
         let (n, d) = points.shape();
-        if !(band.is_finite() && band >= 0.0) {
+        if !(band.is_finite() && band > 0.0) {
             return Err(ScoreError::InvalidParameter(format!(
-                "the band nu_0 must be finite and nonnegative, got {band}"
+                "the band nu_0 must be positive and finite, got {band}"
             )));
         }
         if !(settings.constant.is_finite() && settings.constant > 0.0) {
@@ -339,7 +342,13 @@ impl Hypercontractive {
             .zip(&self.caps)
             .map(|((q2, q4), u)| u * ((q2 + q4 - mu) / n).min(0.0))
             .sum();
-        (n * scale * (constant + per_point)).clamp(0.0, n)
+        let bound = n * scale * (constant + per_point);
+        // Duals so large that the bound overflows certify nothing.
+        if bound.is_nan() {
+            0.0
+        } else {
+            bound.clamp(0.0, n)
+        }
     }
 
     /// The bracket for a solver's primal point and duals.

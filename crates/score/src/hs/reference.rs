@@ -90,7 +90,7 @@ fn program(hs: &Hypercontractive, param: &Param, margin: f64) -> (ConicProblem, 
     let q_block = p.add_block(Cone::PsdTriangle(d));
     let upper = p.add_block(Cone::PsdTriangle(d));
     let lower = p.add_block(Cone::PsdTriangle(d));
-    let band = hs.band() - margin;
+    let band = hs.band() - margin.min(0.5 * hs.band());
     let x = hs.points();
     for j in 0..d {
         for i in 0..=j {
