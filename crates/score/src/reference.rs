@@ -1,8 +1,9 @@
-//! Reference backend (MATH.md 3.2): the CM and SP programs as written, solved by clarabel.
+//! Reference backend (MATH.md 3.2): the CM, SP and HS programs as written, solved by clarabel.
 //!
 //! [`Clarabel`] is the oracle of any [`ReferenceProgram`]; the programs themselves are
-//! written in [`crate::cm::reference`] and [`crate::sp::reference`]. Every evaluation is
-//! certified by the backend-independent brackets of [`crate::cm`] and [`crate::sp`]. On a
+//! written in [`crate::cm::reference`], [`crate::sp::reference`] and [`crate::hs::reference`].
+//! Every evaluation is certified by the backend-independent brackets of [`crate::cm`],
+//! [`crate::sp`] and [`crate::hs`]. On a
 //! solver failure we retry once at a relaxed tolerance; if the bracket is still wider than the
 //! requested accuracy we return the narrowest certified bracket found, never a guess.
 use crate::ScoreError;
@@ -116,7 +117,7 @@ pub trait ReferenceProgram {
 }
 
 /// The score of the program `P` on clarabel: [`crate::ClarabelCm`] for CM,
-/// [`crate::ClarabelSp`] for SP.
+/// [`crate::ClarabelSp`] for SP, [`crate::ClarabelHs`] for HS.
 #[derive(Clone, Debug)]
 pub struct Clarabel<P> {
     problem: P,
