@@ -7,7 +7,7 @@ use common::*;
 use nalgebra::{DMatrix, DVector};
 use rand::RngExt;
 use sosdp_oracle::svec::triangular_number;
-use sosdp_score::hs::quartic::QuarticForms;
+use sosdp_score::hs::quartic::{QuarticForms, null_matrix};
 use sosdp_score::{ClarabelHs, HsSettings, Hypercontractive, ScoreOracle};
 
 /// `n` draws of `N(0, diag(scales))`, one per row.
@@ -54,16 +54,6 @@ fn quartic_gram_structure() {
             triangular_number(big) - quartic_monomials(d),
             "d = {d}"
         );
-        let dense = |element: &Vec<(usize, usize, f64)>| {
-            let mut m = DMatrix::zeros(big, big);
-            for &(p, q, v) in element {
-                m[(p, q)] += v;
-                if p != q {
-                    m[(q, p)] += v;
-                }
-            }
-            m
-        };
         let gauss = forms.gaussian_moments();
         assert!(gauss.clone().symmetric_eigenvalues().min() > 0.1);
         // E[(v^T A v)^2] for v ~ N(0, I) is 2 tr(A^2) + tr(A)^2: the moment matrix's form.
@@ -74,7 +64,7 @@ fn quartic_gram_structure() {
         let s = random_spd(&mut rng, d, 0.2, 3.0);
         let kron = forms.sym_kron_identity(&s);
         for element in &basis {
-            let m = dense(element);
+            let m = null_matrix(big, std::slice::from_ref(element), &[1.0]);
             // An element of the null space: zero quartic, orthogonal to the moment matrices.
             assert!(forms.project_to_moments(&m).amax() < 1e-12);
             assert!((m.component_mul(&gauss)).sum().abs() < 1e-12);

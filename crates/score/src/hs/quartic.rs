@@ -14,7 +14,27 @@
 //! diagonal), so groups are independent: the null space is spanned group by group, and the
 //! projection onto moment matrices is a weighted average within each group.
 use nalgebra::DMatrix;
-use sosdp_oracle::svec::{svec_scale, triangular_number};
+use sosdp_oracle::svec::{svec, svec_scale, triangular_number};
+
+/// A quartic monomial: the indices of its four variables, sorted.
+type Monomial = [usize; 4];
+
+/// An element of the null space as its upper-triangle entries `(p, q, value)`.
+pub type NullElement = Vec<(usize, usize, f64)>;
+
+/// `sum_k coefficients[k] basis[k]` as a dense symmetric `side x side` matrix.
+pub fn null_matrix(side: usize, basis: &[NullElement], coefficients: &[f64]) -> DMatrix<f64> {
+    let mut m = DMatrix::zeros(side, side);
+    for (element, &c) in basis.iter().zip(coefficients) {
+        for &(p, q, v) in element {
+            m[(p, q)] += c * v;
+            if p != q {
+                m[(q, p)] += c * v;
+            }
+        }
+    }
+    m
+}
 
 /// The Gram-matrix structure of quartic forms in `d` variables.
 #[derive(Clone, Debug)]
@@ -22,8 +42,9 @@ pub struct QuarticForms {
     d: usize,
     /// The pair `(i, j)`, `i <= j`, of each `svec` coordinate.
     pairs: Vec<(usize, usize)>,
-    /// The upper-triangle entries `(p, q)`, `p <= q`, of each quartic monomial.
-    groups: Vec<Vec<(usize, usize)>>,
+    /// Each quartic monomial with its upper-triangle entries
+    /// `(p, q)`, `p <= q`.
+    groups: Vec<(Monomial, Vec<(usize, usize)>)>,
 }
 
 impl QuarticForms {
@@ -36,7 +57,7 @@ impl QuarticForms {
             }
         }
         let big = pairs.len();
-        let mut by_monomial: std::collections::BTreeMap<[usize; 4], Vec<(usize, usize)>> =
+        let mut by_monomial: std::collections::BTreeMap<Monomial, Vec<(usize, usize)>> =
             std::collections::BTreeMap::new();
         for q in 0..big {
             for p in 0..=q {
@@ -50,7 +71,7 @@ impl QuarticForms {
         QuarticForms {
             d,
             pairs,
-            groups: by_monomial.into_values().collect(),
+            groups: by_monomial.into_iter().collect(),
         }
     }
 
@@ -69,28 +90,30 @@ impl QuarticForms {
         self.groups.len()
     }
 
-    /// The weight `c_p c_q` (twice off the diagonal) of entry `(p, q)` in the coefficient of
-    /// its monomial.
+    /// `c_p c_q`: `z_p z_q` is this multiple of its monomial.
+    fn scale(&self, p: usize, q: usize) -> f64 {
+        let c = |k: usize| svec_scale(self.pairs[k].0, self.pairs[k].1);
+        c(p) * c(q)
+    }
+
+    /// The weight of entry `(p, q)` in the coefficient of its monomial: `c_p c_q`, twice off
+    /// the diagonal (the entry and its mirror).
     fn weight(&self, p: usize, q: usize) -> f64 {
-        let scale = |k: usize| svec_scale(self.pairs[k].0, self.pairs[k].1);
         let twice = if p == q { 1.0 } else { 2.0 };
-        twice * scale(p) * scale(q)
+        twice * self.scale(p, q)
     }
 
     /// `z(v) = svec(v v^T)`.
     pub fn lift(&self, v: &[f64]) -> Vec<f64> {
-        self.pairs
-            .iter()
-            .map(|&(i, j)| v[i] * v[j] * svec_scale(i, j))
-            .collect()
+        svec(self.d, |i, j| v[i] * v[j])
     }
 
     /// A basis of the null space, each element as its upper-triangle entries
     /// `(p, q, value)`: within a group with entries `e_0, e_1, ...`, element `k >= 1` puts
     /// `1 / w(e_k)` at `e_k` and `-1 / w(e_0)` at `e_0` (`w` the entry's weight).
-    pub fn null_basis(&self) -> Vec<Vec<(usize, usize, f64)>> {
+    pub fn null_basis(&self) -> Vec<NullElement> {
         let mut basis = Vec::new();
-        for group in &self.groups {
+        for (_, group) in &self.groups {
             let (p0, q0) = group[0];
             for &(p, q) in &group[1..] {
                 basis.push(vec![
@@ -107,23 +130,19 @@ impl QuarticForms {
     /// entries (both triangles).
     pub fn project_to_moments(&self, m: &DMatrix<f64>) -> DMatrix<f64> {
         let big = self.side();
-        let scale = |k: usize| svec_scale(self.pairs[k].0, self.pairs[k].1);
         let mut out = DMatrix::zeros(big, big);
-        for group in &self.groups {
+        for (_, group) in &self.groups {
             // Entries (p, q) and (q, p) both count: `M = sum_e y c_e E_e` with E_e the
             // symmetric unit matrix of the entry; minimise |M_sym - M|_F over y.
             let (mut num, mut den) = (0.0, 0.0);
             for &(p, q) in group {
-                let c = scale(p) * scale(q);
-                let copies = if p == q { 1.0 } else { 2.0 };
-                num += copies * c * 0.5 * (m[(p, q)] + m[(q, p)]);
-                den += copies * c * c;
+                num += self.weight(p, q) * 0.5 * (m[(p, q)] + m[(q, p)]);
+                den += self.weight(p, q) * self.scale(p, q);
             }
             let y = num / den;
             for &(p, q) in group {
-                let v = y * scale(p) * scale(q);
-                out[(p, q)] = v;
-                out[(q, p)] = v;
+                out[(p, q)] = y * self.scale(p, q);
+                out[(q, p)] = out[(p, q)];
             }
         }
         out
@@ -134,27 +153,22 @@ impl QuarticForms {
     pub fn gaussian_moments(&self) -> DMatrix<f64> {
         let big = self.side();
         let mut out = DMatrix::zeros(big, big);
-        for q in 0..big {
-            for p in 0..=q {
-                let (a, b) = self.pairs[p];
-                let (c, e) = self.pairs[q];
-                let mut key = [a, b, c, e];
-                key.sort_unstable();
-                // E[v^alpha] for a standard Gaussian: product of (k - 1)!! over even powers.
-                let mut moment = 1.0;
-                let mut k = 0;
-                while k < 4 {
-                    let run = key[k..].iter().take_while(|&&x| x == key[k]).count();
-                    moment *= match run {
-                        2 => 1.0,
-                        4 => 3.0,
-                        _ => 0.0,
-                    };
-                    k += run;
-                }
-                let v = moment * svec_scale(a, b) * svec_scale(c, e);
-                out[(p, q)] = v;
-                out[(q, p)] = v;
+        for (key, group) in &self.groups {
+            // E[v^alpha] for a standard Gaussian: product of (k - 1)!! over even powers.
+            let mut moment = 1.0;
+            let mut k = 0;
+            while k < 4 {
+                let run = key[k..].iter().take_while(|&&x| x == key[k]).count();
+                moment *= match run {
+                    2 => 1.0,
+                    4 => 3.0,
+                    _ => 0.0,
+                };
+                k += run;
+            }
+            for &(p, q) in group {
+                out[(p, q)] = moment * self.scale(p, q);
+                out[(q, p)] = out[(p, q)];
             }
         }
         out

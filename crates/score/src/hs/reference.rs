@@ -1,5 +1,6 @@
 //! The HS program (MATH.md 5.2b) as written, for the clarabel reference backend
 //! ([`crate::reference`]), and the extent of its level sets along a direction.
+use super::quartic::null_matrix;
 use super::{Duals, Hypercontractive, Primal};
 use crate::ScoreError;
 use crate::reference::{
@@ -223,15 +224,7 @@ impl ReferenceProgram for Hypercontractive {
         let big = self.dim();
         let basis = self.quartic().null_basis();
         let (eval, _) = solve_certified(settings, &p, |sol| {
-            let mut null = DMatrix::zeros(big, big);
-            for (k, element) in basis.iter().enumerate() {
-                for &(row, col, v) in element {
-                    null[(row, col)] += v * sol.x[lay.null(k)];
-                    if row != col {
-                        null[(col, row)] += v * sol.x[lay.null(k)];
-                    }
-                }
-            }
+            let null = null_matrix(big, &basis, &sol.x[lay.null(0)..lay.null(basis.len())]);
             let primal = Primal {
                 weights: &sol.x[..n],
                 tau: sol.x[lay.tau()],
