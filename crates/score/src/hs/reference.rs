@@ -193,10 +193,11 @@ fn program(hs: &Hypercontractive, param: &Param, margin: f64) -> (ConicProblem, 
     )
 }
 
-/// A symmetric matrix from upper-triangle variables `entry(p, q)` of `x`.
-fn upper_triangle(big: usize, x: &[f64], entry: impl Fn(usize, usize) -> usize) -> DMatrix<f64> {
-    let mut m = DMatrix::zeros(big, big);
-    for col in 0..big {
+/// A symmetric `side x side` matrix from upper-triangle variables `entry(p, q)` of `x` (`R`,
+/// or a free `S`).
+fn upper_triangle(side: usize, x: &[f64], entry: impl Fn(usize, usize) -> usize) -> DMatrix<f64> {
+    let mut m = DMatrix::zeros(side, side);
+    for col in 0..side {
         for row in 0..=col {
             let v = x[entry(row, col)];
             m[(row, col)] = v;
@@ -287,13 +288,7 @@ impl Hypercontractive {
         if !sol.status.is_solved() {
             return Err(ScoreError::Solver(format!("{:?}", sol.status)));
         }
-        let mut s = DMatrix::zeros(d, d);
-        for j in 0..d {
-            for i in 0..=j {
-                s[(i, j)] = sol.x[lay.s(i, j)];
-                s[(j, i)] = sol.x[lay.s(i, j)];
-            }
-        }
+        let s = upper_triangle(d, &sol.x, |i, j| lay.s(i, j));
         Ok((-sign * sol.primal_objective, s))
     }
 }
