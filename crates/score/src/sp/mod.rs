@@ -27,7 +27,7 @@ use crate::cm::check_finite;
 use crate::dense::{self, eigen_range, psd_projection, scaled, trace_product, verified_shrink};
 use crate::{ScoreError, ScoreEval};
 use nalgebra::{Cholesky, DMatrix, Dyn};
-use sosdp_oracle::svec::{side_of, smat, svec};
+use sosdp_oracle::svec::{side_of, smat, svec, triangular_number};
 
 /// Problem data of the SP score.
 #[derive(Clone, Debug)]
@@ -78,7 +78,7 @@ pub(crate) fn symmetric_parameter(d: usize, theta: &[f64]) -> Result<DMatrix<f64
     if side_of(theta.len()) != Some(d) {
         return Err(ScoreError::DimensionMismatch {
             what: "svec(S)",
-            expected: d * (d + 1) / 2,
+            expected: triangular_number(d),
             got: theta.len(),
         });
     }
