@@ -131,9 +131,11 @@ pub struct PreconditionerSettings {
 }
 
 impl PreconditionerSettings {
-    /// The centred stages' settings: `mean_share` and `mean_clip_probability` in `(0, 1)`.
+    /// `clip_probability`, and the centred stages' `mean_share` and `mean_clip_probability`, in
+    /// `(0, 1)`.
     pub fn validate(&self) -> Result<(), LearnError> {
         for (name, value) in [
+            ("clip_probability", self.clip_probability),
             ("mean_share", self.mean_share),
             ("mean_clip_probability", self.mean_clip_probability),
         ] {
