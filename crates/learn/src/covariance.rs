@@ -162,8 +162,9 @@ pub struct CovarianceSettings {
     pub share_fallbacks: Vec<f64>,
     /// Lower clip quantiles of the preconditioner (`PreconditionerSettings::clip_probability`,
     /// default 0.99), tried in order, each at `preconditioner_share` and then its
-    /// `share_fallbacks`, when every plan at the preferred clip is refused (default
-    /// `[0.95, 0.9]`). A smaller clip `lambda` lowers the corruption term `eta lambda` of the
+    /// `share_fallbacks`, when every plan at the preferred clip is refused (default `[0.95]`:
+    /// on the frontier of docs/limitations.md, further fallbacks 0.9, 0.8, 0.7 accept nothing
+    /// more, and higher clips 0.995, 0.999 accept less at every size). A smaller clip `lambda` lowers the corruption term `eta lambda` of the
     /// preconditioner's contraction (MATH.md 5.2) and costs clean accuracy (the clip's bias), so
     /// an accepted plan at the preferred clip is never changed; only plans that would be
     /// refused are. Public: the choice depends on `(n, d)` and the settings
@@ -199,7 +200,7 @@ impl Default for CovarianceSettings {
             preconditioner: PreconditionerSettings::default(),
             preconditioner_share: 0.5,
             share_fallbacks: vec![0.75, 0.5],
-            clip_fallbacks: vec![0.95, 0.9],
+            clip_fallbacks: vec![0.95],
             mean_share: 0.125,
             preconditioner_points: PreconditionerPoints::Planned,
             refinement_stages: 2,
@@ -493,16 +494,21 @@ impl PrivateCovariance {
                 .map(|p| format!("{p}"))
                 .collect(),
         );
+        let quantiles = if self.settings.clip_fallbacks.len() == 1 {
+            "quantile"
+        } else {
+            "quantiles"
+        };
         match (shares.is_empty(), clips.is_empty()) {
             (true, true) => String::new(),
             (false, true) => {
                 format!(" (also refused at the lower preconditioner shares {shares} of eps)")
             }
             (true, false) => format!(
-                " (also refused with the preconditioner's clip at the chi-square quantiles {clips})"
+                " (also refused with the preconditioner's clip at the chi-square {quantiles} {clips})"
             ),
             (false, false) => format!(
-                " (also refused at the lower preconditioner shares {shares} of eps and with the preconditioner's clip at the chi-square quantiles {clips})"
+                " (also refused at the lower preconditioner shares {shares} of eps and with the preconditioner's clip at the chi-square {quantiles} {clips})"
             ),
         }
     }
