@@ -100,6 +100,22 @@ fn bad_settings_and_data_are_rejected_before_any_computation() {
         PrivateCovariance::new(Privacy::new(1.0), 0.5).fit(&ok),
         Err(LearnError::InvalidSetting(_))
     ));
+    // A clip probability outside (0, 1) (its chi-square quantile would be infinite or NaN).
+    for clip_probability in [0.0, 1.0, f64::NAN] {
+        let settings = sosdp::learn::CovarianceSettings {
+            preconditioner: sosdp::learn::PreconditionerSettings {
+                clip_probability,
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        assert!(matches!(
+            PrivateCovariance::new(Privacy::new(1.0), 100.0)
+                .settings(settings)
+                .fit(&ok),
+            Err(LearnError::InvalidSetting(_))
+        ));
+    }
     assert!(matches!(
         PrivateCovariance::new(Privacy::new(1.0).corruption(0.5), 100.0).fit(&ok),
         Err(LearnError::Corruption(_))

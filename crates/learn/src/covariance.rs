@@ -160,16 +160,6 @@ pub struct CovarianceSettings {
     /// error of 0.541, the one at 3/8 `kappa_J` 59.9 and 0.490. Public: the choice depends on
     /// `(n, d)` and the settings.
     pub share_fallbacks: Vec<f64>,
-    /// Lower clip quantiles of the preconditioner (`PreconditionerSettings::clip_probability`,
-    /// default 0.99), tried in order, each at `preconditioner_share` and then its
-    /// `share_fallbacks`, when every plan at the preferred clip is refused (default `[0.95]`:
-    /// on the frontier of docs/limitations.md, further fallbacks 0.9, 0.8, 0.7 accept nothing
-    /// more, and higher clips 0.995, 0.999 accept less at every size). A smaller clip `lambda` lowers the corruption term `eta lambda` of the
-    /// preconditioner's contraction (MATH.md 5.2) and costs clean accuracy (the clip's bias), so
-    /// an accepted plan at the preferred clip is never changed; only plans that would be
-    /// refused are. Public: the choice depends on `(n, d)` and the settings
-    /// (docs/limitations.md, section 3).
-    pub clip_fallbacks: Vec<f64>,
     /// Share of eps spent on the centring mean when the refinement is centred
     /// ([`PrivateCovariance::centred`]; default 1/8); unused otherwise. The refinement gets what
     /// the shares leave, which must be positive.
@@ -200,7 +190,6 @@ impl Default for CovarianceSettings {
             preconditioner: PreconditionerSettings::default(),
             preconditioner_share: 0.5,
             share_fallbacks: vec![0.75, 0.5],
-            clip_fallbacks: vec![0.95],
             mean_share: 0.125,
             preconditioner_points: PreconditionerPoints::Planned,
             refinement_stages: 2,
@@ -476,41 +465,22 @@ impl PrivateCovariance {
         PrivateMean::step_of(self.privacy, self.settings.mean_share, radius, spectral)
     }
 
-    /// The refusal's note that the fallbacks of [`CovarianceSettings::share_fallbacks`] and
-    /// [`CovarianceSettings::clip_fallbacks`] were refused too (empty without fallbacks).
+    /// The refusal's note that the lower shares of [`CovarianceSettings::share_fallbacks`] were
+    /// refused too (empty without fallbacks).
     fn fallbacks_refused(&self) -> String {
-        let list = |values: Vec<String>| values.join(", ");
-        let shares = list(
-            self.settings
-                .share_fallbacks
-                .iter()
-                .map(|f| format!("{:.3}", f * self.settings.preconditioner_share))
-                .collect(),
-        );
-        let clips = list(
-            self.settings
-                .clip_fallbacks
-                .iter()
-                .map(|p| format!("{p}"))
-                .collect(),
-        );
-        let quantiles = if self.settings.clip_fallbacks.len() == 1 {
-            "quantile"
-        } else {
-            "quantiles"
-        };
-        match (shares.is_empty(), clips.is_empty()) {
-            (true, true) => String::new(),
-            (false, true) => {
-                format!(" (also refused at the lower preconditioner shares {shares} of eps)")
-            }
-            (true, false) => format!(
-                " (also refused with the preconditioner's clip at the chi-square {quantiles} {clips})"
-            ),
-            (false, false) => format!(
-                " (also refused at the lower preconditioner shares {shares} of eps and with the preconditioner's clip at the chi-square {quantiles} {clips})"
-            ),
+        if self.settings.share_fallbacks.is_empty() {
+            return String::new();
         }
+        let shares: Vec<String> = self
+            .settings
+            .share_fallbacks
+            .iter()
+            .map(|f| format!("{:.3}", f * self.settings.preconditioner_share))
+            .collect();
+        format!(
+            " (also refused at the lower preconditioner shares {} of eps)",
+            shares.join(", ")
+        )
     }
 
     /// Whether `plan`'s planned error is at most [`CovarianceSettings::max_planned_error`].
@@ -518,13 +488,11 @@ impl PrivateCovariance {
         plan.planned_error <= self.settings.max_planned_error
     }
 
-    /// The plan at the preconditioner share [`CovarianceSettings::preconditioner_share`] and the
-    /// preferred clip when it is acceptable, else the first acceptable plan of the fallbacks:
-    /// the [`CovarianceSettings::share_fallbacks`] at the preferred clip, then each of the
-    /// [`CovarianceSettings::clip_fallbacks`] at the preferred share and at its share
-    /// fallbacks; when none is, the plan with the smallest planned error (or the first refusal)
-    /// at the preferred share and clip. At each share and clip, with a mean prior
-    /// ([`PrivateCovariance::centred`]) and [`PreconditionerPoints::Planned`], the
+    /// The plan at the preconditioner share [`CovarianceSettings::preconditioner_share`] when it
+    /// is acceptable, else at the first of its [`CovarianceSettings::share_fallbacks`] that is;
+    /// when none is, the plan with the smallest planned error (or the first refusal) at the
+    /// preferred share. At each share, with a mean
+    /// prior ([`PrivateCovariance::centred`]) and [`PreconditionerPoints::Planned`], the
     /// preconditioner is planned on pairs and on centred records and the acceptable plan with
     /// the smaller planned error kept (ties: pairs). No acceptance check.
     fn plan_unchecked(&self, n: usize, d: usize) -> Result<CovariancePlan, LearnError> {
@@ -534,13 +502,9 @@ impl PrivateCovariance {
             (Some(_), PreconditionerPoints::Records) => &[true],
             _ => &[false],
         };
-        let at = |factor: f64, clip: f64| -> Vec<Result<CovariancePlan, LearnError>> {
+        let at_share = |factor: f64| -> Vec<Result<CovariancePlan, LearnError>> {
             let learner = self.clone().settings(CovarianceSettings {
                 preconditioner_share: factor * share,
-                preconditioner: PreconditionerSettings {
-                    clip_probability: clip,
-                    ..self.settings.preconditioner
-                },
                 ..self.settings.clone()
             });
             points
@@ -555,22 +519,17 @@ impl PrivateCovariance {
                 .filter(|p| p.as_ref().is_ok_and(|p| self.acceptable(p)));
             smallest_error(acceptable, |p| p.planned_error).and_then(Result::ok)
         };
-        let clip = self.settings.preconditioner.clip_probability;
-        let preferred = at(1.0, clip);
+        let preferred = at_share(1.0);
         if let Some(plan) = best(preferred.clone()) {
             return Ok(plan);
         }
-        let shares = || std::iter::once(1.0).chain(self.settings.share_fallbacks.iter().copied());
-        let fallbacks = shares().skip(1).map(|factor| (factor, clip)).chain(
-            self.settings
-                .clip_fallbacks
-                .iter()
-                .flat_map(|&clip| shares().map(move |factor| (factor, clip))),
-        );
-        for (factor, clip) in fallbacks {
-            if let Some(plan) = best(at(factor, clip)) {
-                return Ok(plan);
-            }
+        if let Some(plan) = self
+            .settings
+            .share_fallbacks
+            .iter()
+            .find_map(|&factor| best(at_share(factor)))
+        {
+            return Ok(plan);
         }
         // None acceptable: the preferred share's plan with the smallest planned error, or its
         // first refusal.
@@ -943,13 +902,6 @@ impl Learner for PrivateCovariance {
             ));
         }
         self.settings.preconditioner.validate()?;
-        for &clip_probability in &self.settings.clip_fallbacks {
-            PreconditionerSettings {
-                clip_probability,
-                ..self.settings.preconditioner
-            }
-            .validate()?;
-        }
         if let Some(radius) = self.mean_prior {
             // The centring mean's own checks (the plan checks its radius in the frame, up to
             // sqrt(2) R).
@@ -1263,56 +1215,5 @@ mod tests {
         );
         let refinement: f64 = plan.refinement.iter().map(|s| s.epsilon).sum();
         assert!((plan.preconditioner.epsilon + refinement - 2.0).abs() < 1e-12);
-    }
-
-    /// A corruption the preferred clip refuses at every share (d = 10, n = 100000, eps = 2,
-    /// K = 100, corruption 0.0140, above the 0.99 clip's limit of about 0.0135; the fallbacks
-    /// accept up to about 0.0148) is accepted with the first clip fallback whose plan is, and that plan is the
-    /// one planned with that clip outright; a clean plan and a plan accepted at the preferred
-    /// clip are unchanged by the clip fallbacks, and without them the corruption is refused.
-    #[test]
-    fn lower_clips_are_tried_only_when_the_preferred_clip_is_refused() {
-        let learner = |eta: f64, clip: f64, clips: Vec<f64>| {
-            PrivateCovariance::new(Privacy::new(2.0).corruption(eta), 100.0).settings(
-                CovarianceSettings {
-                    preconditioner: PreconditionerSettings {
-                        clip_probability: clip,
-                        ..Default::default()
-                    },
-                    clip_fallbacks: clips,
-                    ..Default::default()
-                },
-            )
-        };
-        let defaults = CovarianceSettings::default();
-        let (clip, clips) = (
-            defaults.preconditioner.clip_probability,
-            defaults.clip_fallbacks,
-        );
-        let (n, d) = (100_000, 10);
-        for eta in [0.0, 0.01] {
-            assert_eq!(
-                learner(eta, clip, clips.clone()).plan(n, d).unwrap(),
-                learner(eta, clip, vec![]).plan(n, d).unwrap()
-            );
-        }
-        let eta = 0.014;
-        assert!(matches!(
-            learner(eta, clip, vec![]).plan(n, d),
-            Err(LearnError::TooFewSamples(_))
-        ));
-        let plan = learner(eta, clip, clips.clone())
-            .plan(n, d)
-            .expect("accepted with a lower clip");
-        let lambda = |p: f64| crate::special::chi_square_quantile(d as f64, p);
-        let taken = clips
-            .iter()
-            .position(|&p| (plan.preconditioner.lambda - lambda(p)).abs() < 1e-12)
-            .expect("the plan clips at one of the fallback quantiles");
-        assert!(plan.preconditioner.lambda < lambda(clip));
-        for &p in &clips[..taken] {
-            assert!(learner(eta, p, vec![]).plan(n, d).is_err());
-        }
-        assert_eq!(plan, learner(eta, clips[taken], vec![]).plan(n, d).unwrap());
     }
 }
