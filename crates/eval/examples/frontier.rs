@@ -9,7 +9,9 @@
 //! or on centred records (MATH.md 5.2), the plan's choice. The table says which the plan took.
 //!
 //! `cargo run --release -p sosdp-eval --example frontier [pairs|centred]`
-use sosdp_learn::{Centring, GaussianSettings, Learner, Privacy, PrivateGaussian};
+use sosdp_learn::{
+    Centring, GaussianSettings, Learner, Privacy, PrivateGaussian, largest_accepted_corruption,
+};
 
 fn main() {
     let centring = match std::env::args().nth(1).as_deref() {
@@ -23,27 +25,16 @@ fn main() {
     println!("|---|---|---|---|---|---|---|---|---|");
     for d in [2usize, 3, 5, 10, 20] {
         for n in [6_000usize, 20_000, 50_000, 100_000, 200_000, 1_000_000] {
-            let learner = |eta: f64| {
-                PrivateGaussian::new(Privacy::new(2.0).corruption(eta), 10.0, 100.0)
-                    .settings(GaussianSettings {
-                        centring,
-                        ..Default::default()
-                    })
-                    .plan(n, d)
-            };
-            match learner(0.0) {
+            let gaussian =
+                PrivateGaussian::new(Privacy::new(2.0), 10.0, 100.0).settings(GaussianSettings {
+                    centring,
+                    ..Default::default()
+                });
+            match gaussian.plan(n, d) {
                 Ok(plan) => {
                     let pre = &plan.covariance.preconditioner;
                     let bound = plan.covariance.planned_error;
-                    let (mut lo, mut hi) = (0.0, 0.25);
-                    for _ in 0..30 {
-                        let mid = 0.5 * (lo + hi);
-                        if learner(mid).is_ok() {
-                            lo = mid
-                        } else {
-                            hi = mid
-                        }
-                    }
+                    let lo = largest_accepted_corruption(&gaussian, n, d);
                     let worst = plan
                         .covariance
                         .guaranteed_error

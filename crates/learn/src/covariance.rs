@@ -244,6 +244,31 @@ pub enum PreconditionerPoints {
     Records,
 }
 
+/// The share of a plan's largest accepted corruption
+/// ([`crate::largest_accepted_corruption`]) up to which covariance releases were measured within
+/// their planned error: beyond it, at d = 5 and 10, far records were only partly removed and a
+/// cluster not at all (docs/limitations.md, section 3).
+pub const MEASURED_CORRUPTION_SHARE: f64 = 2.0 / 3.0;
+
+/// The note of [`Learner::plan_notes`] for the covariance and the Gaussian: when the declared
+/// corruption is above [`MEASURED_CORRUPTION_SHARE`] of the largest `learner` accepts at
+/// `(n, d)` (and accepted), that releases there were measured beyond their planned error.
+pub(crate) fn corruption_note<L: Learner + Clone>(learner: &L, n: usize, d: usize) -> Vec<String> {
+    let declared = learner.privacy().corruption;
+    if declared == 0.0 {
+        return Vec::new();
+    }
+    let limit = crate::largest_accepted_corruption(learner, n, d);
+    // Above the limit the plan is refused, with its own message.
+    if declared <= MEASURED_CORRUPTION_SHARE * limit || declared > limit {
+        return Vec::new();
+    }
+    vec![format!(
+        "the declared corruption {declared} is {:.0}% of the largest this plan accepts ({limit:.4}); above about two thirds of it, releases were measured beyond their planned covariance error (d = 5 and 10: docs/limitations.md, section 3)",
+        100.0 * declared / limit
+    )]
+}
+
 /// The public plan of a covariance fit.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct CovariancePlan {
@@ -913,6 +938,10 @@ impl Learner for PrivateCovariance {
     /// Refused, with the number of records that would be accepted, when at the preconditioner
     /// share and at each of its fallbacks the preconditioner cannot contract or the planned
     /// error exceeds [`CovarianceSettings::max_planned_error`].
+    fn plan_notes(&self, n: usize, d: usize) -> Vec<String> {
+        corruption_note(self, n, d)
+    }
+
     fn plan(&self, n: usize, d: usize) -> Result<CovariancePlan, LearnError> {
         self.validate()?;
         check_size(n, d)?;

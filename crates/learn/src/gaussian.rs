@@ -360,6 +360,10 @@ impl Learner for PrivateGaussian {
 
     /// Centred, on pairs, or the one with the smaller planned covariance error
     /// ([`GaussianSettings::centring`]).
+    fn plan_notes(&self, n: usize, d: usize) -> Vec<String> {
+        crate::covariance::corruption_note(self, n, d)
+    }
+
     fn plan(&self, n: usize, d: usize) -> Result<GaussianPlan, LearnError> {
         self.validate()?;
         check_size(n, d)?;

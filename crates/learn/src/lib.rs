@@ -58,7 +58,7 @@ pub use gaussian::{
     LocalisedGaussian, LocalisedGaussianFit, LocalisedGaussianPlan, LocalisedGaussianRelease,
     MeanStepPlan, PrivateGaussian, ScaledGaussian,
 };
-pub use learner::{Learner, Plan};
+pub use learner::{Learner, Plan, largest_accepted_corruption};
 pub use localise::{Coverage, LocalisationPlan, LocaliseSettings};
 pub use mean::{
     LocalisedFit, LocalisedMean, LocalisedPlan, LocalisedRelease, MeanFit, MeanRelease,

@@ -114,7 +114,7 @@ impl LearnerArgs {
 
 /// Run a learner command: validate the settings and check that `--out` can be written (no data
 /// read), read the data (`--header` says whether the first line is a header), warn on stderr if
-/// `--seed` is given, fit with a progress spinner labelled `step` (stage or step number), then
+/// `--seed` is given, print the plan's notes ([`Learner::plan_notes`]) on stderr, fit with a progress spinner labelled `step` (stage or step number), then
 /// emit the release ([`emit_fit`]). Progress lines read `step i/J phase done/total`: public
 /// counts only.
 pub fn run_learner<L: Learner + Sync>(
@@ -136,6 +136,9 @@ where
     }
     let data = read_matrix(&args.input, Header::data(args.header))?;
     warn_if_seeded(args.seed);
+    for note in learner.plan_notes(data.nrows(), data.ncols()) {
+        eprintln!("note: {note}");
+    }
     // The number of steps of the public plan, for "stage i/J" (a plan the fit would refuse is
     // refused by the fit itself, with its message).
     let steps = learner
