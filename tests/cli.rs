@@ -1862,3 +1862,43 @@ fn gaussian_without_a_radius_localises_with_delta() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("at most C = 1000 (--condition C)"));
     assert!(v["estimate"]["mean"][0].as_f64().is_some(), "{v}");
 }
+
+/// A declared corruption above two thirds of what the plan accepts is noted on stderr (the
+/// Gaussian on 8000 records in d = 2, eps = 2, K = 100, R = 10 accepts up to about 0.0199, so
+/// the plan at 0.014 / (2/3) = 0.021 is refused); 0.01 is not noted, and 0.02 is refused with
+/// its one line and no note.
+#[test]
+fn a_corruption_near_the_plans_limit_is_noted() {
+    let dir = TempDir::new("gaussian-note");
+    let data = dir.file("x.csv", &gaussian_rows(8000));
+    let args = |eta: &'static str| {
+        [
+            "gaussian",
+            "--input",
+            data.as_str(),
+            "--epsilon",
+            "2",
+            "--radius",
+            "10",
+            "--kappa",
+            "100",
+            "--corruption",
+            eta,
+        ]
+    };
+    let run = |eta: &'static str| sosdp(&[&args(eta)[..], &["--seed", "1"]].concat());
+    let notes = |out: &Output| {
+        String::from_utf8_lossy(&out.stderr)
+            .lines()
+            .filter(|l| l.starts_with("note: the declared corruption"))
+            .count()
+    };
+    let near = run("0.014");
+    json(&near);
+    assert_eq!(notes(&near), 1, "{}", String::from_utf8_lossy(&near.stderr));
+    let below = run("0.01");
+    json(&below);
+    assert_eq!(notes(&below), 0);
+    // Without --seed: the refusal is its only line.
+    assert_rejected(&sosdp(&args("0.02")), "too few samples");
+}

@@ -250,22 +250,30 @@ pub enum PreconditionerPoints {
 /// cluster not at all (docs/limitations.md, section 3).
 pub const MEASURED_CORRUPTION_SHARE: f64 = 2.0 / 3.0;
 
-/// The note of [`Learner::plan_notes`] for the covariance and the Gaussian: when the declared
-/// corruption is above [`MEASURED_CORRUPTION_SHARE`] of the largest `learner` accepts at
-/// `(n, d)` (and accepted), that releases there were measured beyond their planned error.
+/// The note of [`Learner::plan_notes`] for the covariance and the Gaussian (with their priors;
+/// the localised and scaled variants have none): when the plan at the declared corruption
+/// `eta0 > 0` is accepted and the plan at `eta0 / MEASURED_CORRUPTION_SHARE` is refused, i.e.
+/// `eta0` is above [`MEASURED_CORRUPTION_SHARE`] of the largest corruption the plan accepts
+/// ([`crate::largest_accepted_corruption`], when the accepted fractions form an interval), that
+/// releases there were measured beyond their planned error. Two public plans; a refused plan
+/// gets no note (its refusal says why).
 pub(crate) fn corruption_note<L: Learner + Clone>(learner: &L, n: usize, d: usize) -> Vec<String> {
-    let declared = learner.privacy().corruption;
-    if declared == 0.0 {
-        return Vec::new();
-    }
-    let limit = crate::largest_accepted_corruption(learner, n, d);
-    // Above the limit the plan is refused, with its own message.
-    if declared <= MEASURED_CORRUPTION_SHARE * limit || declared > limit {
+    let privacy = learner.privacy();
+    let eta = privacy.corruption;
+    let accepts = |eta: f64| {
+        learner
+            .clone()
+            .with_privacy(privacy.corruption(eta))
+            .plan(n, d)
+            .is_ok()
+    };
+    let above = eta / MEASURED_CORRUPTION_SHARE;
+    if !(eta > 0.0 && accepts(eta)) || accepts(above) {
         return Vec::new();
     }
     vec![format!(
-        "the declared corruption {declared} is {:.0}% of the largest this plan accepts ({limit:.4}); above about two thirds of it, releases were measured beyond their planned covariance error (d = 5 and 10: docs/limitations.md, section 3)",
-        100.0 * declared / limit
+        "the declared corruption {eta} is above {:.0}% of the largest this plan accepts (it refuses {above:.4}); that close to the limit, releases were measured beyond their planned covariance error (at d = 5 and 10: docs/limitations.md, section 3)",
+        100.0 * MEASURED_CORRUPTION_SHARE
     )]
 }
 
@@ -935,13 +943,14 @@ impl Learner for PrivateCovariance {
         Ok(())
     }
 
-    /// Refused, with the number of records that would be accepted, when at the preconditioner
-    /// share and at each of its fallbacks the preconditioner cannot contract or the planned
-    /// error exceeds [`CovarianceSettings::max_planned_error`].
+    /// [`corruption_note`].
     fn plan_notes(&self, n: usize, d: usize) -> Vec<String> {
         corruption_note(self, n, d)
     }
 
+    /// Refused, with the number of records that would be accepted, when at the preconditioner
+    /// share and at each of its fallbacks the preconditioner cannot contract or the planned
+    /// error exceeds [`CovarianceSettings::max_planned_error`].
     fn plan(&self, n: usize, d: usize) -> Result<CovariancePlan, LearnError> {
         self.validate()?;
         check_size(n, d)?;

@@ -358,12 +358,13 @@ impl Learner for PrivateGaussian {
         self.mean_learner(self.radius, 0.0).validate()
     }
 
-    /// Centred, on pairs, or the one with the smaller planned covariance error
-    /// ([`GaussianSettings::centring`]).
+    /// The covariance's [`crate::covariance::corruption_note`].
     fn plan_notes(&self, n: usize, d: usize) -> Vec<String> {
         crate::covariance::corruption_note(self, n, d)
     }
 
+    /// Centred, on pairs, or the one with the smaller planned covariance error
+    /// ([`GaussianSettings::centring`]).
     fn plan(&self, n: usize, d: usize) -> Result<GaussianPlan, LearnError> {
         self.validate()?;
         check_size(n, d)?;

@@ -96,7 +96,7 @@ pub(crate) fn records_needed(n: usize, accepts: impl Fn(usize) -> bool) -> Strin
 
 /// The largest corruption fraction `eta0` (record corruption, in `[0, 0.5)`) whose plan for `n`
 /// records in `R^d` `learner` accepts with its other settings unchanged, by bisection on the
-/// public plan to within `2^-20` (the accepted fractions are taken to form an interval from 0).
+/// public plan to within `2^-32` (the accepted fractions are taken to form an interval from 0).
 /// 0 when even the clean plan is refused. No data are touched: it is a function of the public
 /// inputs, like the plan.
 pub fn largest_accepted_corruption<L: Learner + Clone>(learner: &L, n: usize, d: usize) -> f64 {
@@ -112,7 +112,7 @@ pub fn largest_accepted_corruption<L: Learner + Clone>(learner: &L, n: usize, d:
         return 0.0;
     }
     let (mut lo, mut hi) = (0.0, 0.5);
-    for _ in 0..20 {
+    for _ in 0..31 {
         let mid = 0.5 * (lo + hi);
         if accepts(mid) { lo = mid } else { hi = mid }
     }

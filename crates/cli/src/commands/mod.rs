@@ -114,9 +114,9 @@ impl LearnerArgs {
 
 /// Run a learner command: validate the settings and check that `--out` can be written (no data
 /// read), read the data (`--header` says whether the first line is a header), warn on stderr if
-/// `--seed` is given, print the plan's notes ([`Learner::plan_notes`]) on stderr, fit with a progress spinner labelled `step` (stage or step number), then
-/// emit the release ([`emit_fit`]). Progress lines read `step i/J phase done/total`: public
-/// counts only.
+/// `--seed` is given, print an accepted plan's notes ([`Learner::plan_notes`]) on stderr, fit
+/// with a progress spinner labelled `step` (stage or step number), then emit the release
+/// ([`emit_fit`]). Progress lines read `step i/J phase done/total`: public counts only.
 pub fn run_learner<L: Learner + Sync>(
     args: &LearnerArgs,
     step: &str,
@@ -136,14 +136,15 @@ where
     }
     let data = read_matrix(&args.input, Header::data(args.header))?;
     warn_if_seeded(args.seed);
-    for note in learner.plan_notes(data.nrows(), data.ncols()) {
-        eprintln!("note: {note}");
-    }
     // The number of steps of the public plan, for "stage i/J" (a plan the fit would refuse is
-    // refused by the fit itself, with its message).
-    let steps = learner
-        .plan(data.nrows(), data.ncols())
-        .map_or(0, |plan| plan.steps());
+    // refused by the fit itself, with its message, and has no notes).
+    let (n, d) = (data.nrows(), data.ncols());
+    let steps = learner.plan(n, d).map_or(0, |plan| {
+        for note in learner.plan_notes(n, d) {
+            eprintln!("note: {note}");
+        }
+        plan.steps()
+    });
     let bar = progress_bar();
     let mut log = PlainProgress::default();
     // num_threads(0) is rayon's default: RAYON_NUM_THREADS, else the number of cores.
