@@ -32,7 +32,7 @@
 //! Privacy: the preconditioner, the centring mean and every refinement stage are pure-DP releases with a
 //! data-independent split of eps; stage parameters depend only on the plan and earlier
 //! releases, so the output is eps-DP by composition.
-use crate::learner::{Learner, Plan, check_size, records_needed};
+use crate::learner::{Learner, Plan, accepts_corruption, check_size, records_needed};
 use crate::mean::PrivateMean;
 use crate::preconditioner::{Points, PreconditionerPlan, PreconditionerSettings};
 use crate::privacy::{Privacy, seeded_rng};
@@ -258,15 +258,8 @@ pub const MEASURED_CORRUPTION_SHARE: f64 = 2.0 / 3.0;
 /// releases there were measured beyond their planned error. Two public plans; a refused plan
 /// gets no note (its refusal says why).
 pub(crate) fn corruption_note<L: Learner + Clone>(learner: &L, n: usize, d: usize) -> Vec<String> {
-    let privacy = learner.privacy();
-    let eta = privacy.corruption;
-    let accepts = |eta: f64| {
-        learner
-            .clone()
-            .with_privacy(privacy.corruption(eta))
-            .plan(n, d)
-            .is_ok()
-    };
+    let eta = learner.privacy().corruption;
+    let accepts = |eta: f64| accepts_corruption(learner, eta, n, d);
     let above = eta / MEASURED_CORRUPTION_SHARE;
     if !(eta > 0.0 && accepts(eta)) || accepts(above) {
         return Vec::new();

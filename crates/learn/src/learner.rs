@@ -94,20 +94,25 @@ pub(crate) fn records_needed(n: usize, accepts: impl Fn(usize) -> bool) -> Strin
         })
 }
 
+/// Whether `learner`'s plan for `n` records in `R^d` is accepted with the corruption fraction
+/// `eta` in place of its own (its other settings unchanged).
+pub(crate) fn accepts_corruption<L: Learner + Clone>(
+    learner: &L,
+    eta: f64,
+    n: usize,
+    d: usize,
+) -> bool {
+    let privacy = learner.privacy().corruption(eta);
+    learner.clone().with_privacy(privacy).plan(n, d).is_ok()
+}
+
 /// The largest corruption fraction `eta0` (record corruption, in `[0, 0.5)`) whose plan for `n`
 /// records in `R^d` `learner` accepts with its other settings unchanged, by bisection on the
 /// public plan to within `2^-32` (the accepted fractions are taken to form an interval from 0).
 /// 0 when even the clean plan is refused. No data are touched: it is a function of the public
 /// inputs, like the plan.
 pub fn largest_accepted_corruption<L: Learner + Clone>(learner: &L, n: usize, d: usize) -> f64 {
-    let privacy = learner.privacy();
-    let accepts = |eta: f64| {
-        learner
-            .clone()
-            .with_privacy(privacy.corruption(eta))
-            .plan(n, d)
-            .is_ok()
-    };
+    let accepts = |eta: f64| accepts_corruption(learner, eta, n, d);
     if !accepts(0.0) {
         return 0.0;
     }
